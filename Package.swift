@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "opsrun",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "opsrun", targets: ["opsrun"]),
+        .library(name: "OpsrunKit", targets: ["OpsrunKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libyaml, found through pkg-config; only Manifest/YAMLDocument.swift touches its C types.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(
+            name: "OpsrunKit",
+            dependencies: ["CYAML"]
+        ),
+        .executableTarget(
+            name: "opsrun",
+            dependencies: [
+                "OpsrunKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "OpsrunKitTests",
+            dependencies: ["OpsrunKit"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["OpsrunKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

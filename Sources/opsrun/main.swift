@@ -1,0 +1,2 @@
+import OpsrunKit
+print("opsrun")
