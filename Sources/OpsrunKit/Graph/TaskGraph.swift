@@ -1,0 +1,59 @@
+/// The manifest's tasks as a graph: dense integer ids in manifest order and adjacency arrays.
+///
+/// Edges point from a task to its prerequisites. A dependency on an unknown name is skipped
+/// (the loader reports it) and a repeated entry in one task's `deps` counts once, so every
+/// consumer can count edges without surprises.
+public struct TaskGraph: Sendable {
+    /// The manifest file as the user should see it in messages.
+    public let file: String
+    /// Task names by id.
+    public let names: [String]
+    /// Task definitions by id.
+    public let tasks: [TaskSpec]
+    /// Prerequisite ids of each task, in `deps` order.
+    public let prerequisites: [[Int]]
+    /// The place of each `deps` entry, parallel to `prerequisites`.
+    public let prerequisiteLocations: [[SourceLocation]]
+    /// Ids of the tasks that list each task in their `deps`, in manifest order.
+    public let dependents: [[Int]]
+    /// Task id by name.
+    public let index: [String: Int]
+
+    public init(manifest: Manifest) {
+        let tasks = manifest.tasks
+        var index: [String: Int] = [:]
+        index.reserveCapacity(tasks.count)
+        for (id, task) in tasks.enumerated() where index[task.name] == nil {
+            index[task.name] = id
+        }
+        var prerequisites = [[Int]](repeating: [], count: tasks.count)
+        var locations = [[SourceLocation]](repeating: [], count: tasks.count)
+        var dependents = [[Int]](repeating: [], count: tasks.count)
+        // `lastListedBy[p] == id` means task `id` already listed `p`: O(1) duplicate check.
+        var lastListedBy = [Int](repeating: -1, count: tasks.count)
+        for (id, task) in tasks.enumerated() {
+            for dep in task.deps {
+                guard let p = index[dep.value], lastListedBy[p] != id else { continue }
+                lastListedBy[p] = id
+                prerequisites[id].append(p)
+                locations[id].append(dep.location)
+                dependents[p].append(id)
+            }
+        }
+        self.file = manifest.file
+        self.names = tasks.map(\.name)
+        self.tasks = tasks
+        self.prerequisites = prerequisites
+        self.prerequisiteLocations = locations
+        self.dependents = dependents
+        self.index = index
+    }
+
+    /// Number of tasks.
+    public var count: Int { names.count }
+
+    /// Tasks nothing depends on, in manifest order.
+    public var roots: [Int] {
+        dependents.indices.filter { dependents[$0].isEmpty }
+    }
+}
