@@ -1,0 +1,98 @@
+import OpsrunKit
+import Testing
+
+@Suite struct PlanPrinterTests {
+    let graph = SampleProject.graph
+
+    func plan(_ names: String...) -> Plan {
+        Plan(graph: graph, selection: graph.closure(of: names.map { graph.index[$0]! }))
+    }
+
+    @Test func textShowsWavesWithQueuePriorityGroupAndCommands() throws {
+        let docs = graph.index["docs"]!
+        #expect(
+            try PlanPrinter.render(plan("build", "lint"), of: graph, format: .text, upToDate: [docs]) == """
+                wave 1:
+                  fetch (queue net)
+                    $ curl -fsSL "$URL" -o src.tgz
+                  lint
+                    $ swift format lint -r Sources
+                wave 2:
+                  compile (priority high)
+                    $ mkdir -p build
+                    $ cc $CFLAGS -c main.c -o build/main.o
+                  docs (priority low, up to date)
+                    $ make -C docs
+                wave 3:
+                  build (group)
+
+                """)
+    }
+
+    @Test func textKeepsLaterLinesOfAMultiLineCommandUnderTheFirst() throws {
+        var b = ManifestBuilder()
+        b.task("script", run: ["set -e\necho one\necho two\n"])
+        let graph = b.graph
+        let plan = Plan(graph: graph, selection: [0])
+        #expect(
+            try PlanPrinter.render(plan, of: graph, format: .text) == """
+                wave 1:
+                  script
+                    $ set -e
+                      echo one
+                      echo two
+
+                """)
+    }
+
+    @Test func jsonListsEachWaveOfTasks() throws {
+        let compile = graph.index["compile"]!
+        #expect(
+            try PlanPrinter.render(plan("compile"), of: graph, format: .json, upToDate: [compile]) == """
+                {
+                  "waves": [
+                    [
+                      {
+                        "name": "fetch",
+                        "commands": [
+                          "curl -fsSL \\"$URL\\" -o src.tgz"
+                        ],
+                        "queue": "net",
+                        "priority": "normal",
+                        "deps": [],
+                        "upToDate": false
+                      }
+                    ],
+                    [
+                      {
+                        "name": "compile",
+                        "commands": [
+                          "mkdir -p build",
+                          "cc $CFLAGS -c main.c -o build/main.o"
+                        ],
+                        "queue": null,
+                        "priority": "high",
+                        "deps": [
+                          "fetch"
+                        ],
+                        "upToDate": true
+                      }
+                    ]
+                  ]
+                }
+
+                """)
+    }
+
+    @Test func emptyPlanPrintsNoWaves() throws {
+        let empty = Plan(graph: graph, selection: [])
+        #expect(try PlanPrinter.render(empty, of: graph, format: .text) == "")
+        #expect(try PlanPrinter.render(empty, of: graph, format: .json) == "{\n  \"waves\": []\n}\n")
+    }
+
+    @Test func dotAndMermaidDoNotApplyToAPlan() {
+        let error = Diagnostic(.error, at: nil, "--format mermaid does not apply to --dry-run; use text or json")
+        #expect(throws: error) { try PlanPrinter.render(plan("build"), of: graph, format: .mermaid) }
+        #expect(throws: Diagnostic.self) { try PlanPrinter.render(plan("build"), of: graph, format: .dot) }
+    }
+}
