@@ -59,7 +59,8 @@ struct DependencyGraph {
             }
         }
         // The lead rejects cycles before anything is scheduled (SPEC §3).
-        precondition(order.count == prerequisites.count, "the operations contain a dependency cycle")
+        precondition(
+            order.count == prerequisites.count, "the operations contain a dependency cycle")
         var length = [Int](repeating: 1, count: prerequisites.count)
         for index in order.reversed() {
             for dependent in dependents[dependentStart[index]..<dependentStart[index + 1]] {

@@ -31,7 +31,9 @@ extension RunReport {
         // Children lists for every operation, built in one pass so the walk is linear.
         var children = [[Int]](repeating: [], count: operations.count)
         for (index, operation) in operations.enumerated() {
-            if case .cancelled(let cause) = operation.state, let parent = cause.immediatePrerequisite {
+            if case .cancelled(let cause) = operation.state,
+                let parent = cause.immediatePrerequisite
+            {
                 children[parent].append(index)
             }
         }

@@ -34,7 +34,9 @@ public final class OperationEngine {
     ) {
         precondition(configuration.maxConcurrentOperationCount >= 1, "-j must be at least 1")
         precondition(
-            specs.allSatisfy { spec in spec.queue.map { configuration.queueBounds.indices.contains($0) } ?? true },
+            specs.allSatisfy { spec in
+                spec.queue.map { configuration.queueBounds.indices.contains($0) } ?? true
+            },
             "an operation names a queue that has no bound")
         self.specs = specs
         self.configuration = configuration
@@ -130,7 +132,8 @@ public final class OperationEngine {
     /// An attempt ended: success, a retry, an allowed failure, a failure, or (after a signal) an
     /// interrupted operation. A job that succeeded despite the signal keeps its success.
     private func jobFinished(_ index: Int, _ result: JobResult) {
-        precondition(states[index] == .executing, "the runner finished job \(index), which is not executing")
+        precondition(
+            states[index] == .executing, "the runner finished job \(index), which is not executing")
         lastResults[index] = result
         if startNanoseconds[index] == nil { startNanoseconds[index] = result.startNanoseconds }
         endNanoseconds[index] = result.endNanoseconds
@@ -142,7 +145,8 @@ public final class OperationEngine {
             end(index, .cancelled(.interrupted(signal: signal)))
         } else if attempts[index] <= specs[index].retries {
             // The retry keeps the operation's slot: it never leaves the executing state.
-            observer.handle(.retrying(index: index, nextAttempt: attempts[index] + 1, previous: result))
+            observer.handle(
+                .retrying(index: index, nextAttempt: attempts[index] + 1, previous: result))
             startAttempt(index)
         } else if specs[index].allowFailure {
             releaseSlot(index)
@@ -234,6 +238,7 @@ public final class OperationEngine {
         }
         var stoppedAfterFailure: Int?
         if case .failure(let failed)? = stopReason { stoppedAfterFailure = failed }
-        return RunReport(operations: records, signal: signal, stoppedAfterFailure: stoppedAfterFailure)
+        return RunReport(
+            operations: records, signal: signal, stoppedAfterFailure: stoppedAfterFailure)
     }
 }

@@ -47,7 +47,8 @@ public struct EngineConfiguration: Sendable {
     /// `-k`: after a failure, keep running everything that does not depend on it.
     public var keepGoing: Bool
 
-    public init(maxConcurrentOperationCount: Int, queueBounds: [Int] = [], keepGoing: Bool = false) {
+    public init(maxConcurrentOperationCount: Int, queueBounds: [Int] = [], keepGoing: Bool = false)
+    {
         self.maxConcurrentOperationCount = maxConcurrentOperationCount
         self.queueBounds = queueBounds
         self.keepGoing = keepGoing

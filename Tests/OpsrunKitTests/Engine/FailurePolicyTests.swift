@@ -14,7 +14,8 @@ import Testing
         #expect(runner.startOrder == ["compile", "docs"])
         #expect(run.state("compile") == .finished(.failed))
         #expect(run.state("link") == .cancelled(.prerequisiteFailed(prerequisite: 0)))
-        #expect(run.state("package") == .cancelled(.prerequisiteCancelled(prerequisite: 1, root: 0)))
+        #expect(
+            run.state("package") == .cancelled(.prerequisiteCancelled(prerequisite: 1, root: 0)))
         // Reached directly and through 'link': the nearest path names it.
         #expect(run.state("test") == .cancelled(.prerequisiteFailed(prerequisite: 0)))
         #expect(run.state("docs") == .finished(.succeeded))
@@ -22,7 +23,10 @@ import Testing
             run.report.failureTrees() == [
                 FailureTree(
                     failed: 0,
-                    cancelled: [.init(index: 1, depth: 1), .init(index: 2, depth: 2), .init(index: 3, depth: 1)])
+                    cancelled: [
+                        .init(index: 1, depth: 1), .init(index: 2, depth: 2),
+                        .init(index: 3, depth: 1),
+                    ])
             ])
         #expect(run.report.operations[0].lastResult?.termination == .exited(2))
         #expect(run.report.exitCode == .failure)
@@ -59,7 +63,8 @@ import Testing
         runner.terminations = ["compile": [.exited(1)], "docs": [.signaled(9)]]
         let run = runEngine(
             [
-                op("compile"), op("slow"), op("link", ["compile"]), op("docs"), op("publish", ["docs"]),
+                op("compile"), op("slow"), op("link", ["compile"]), op("docs"),
+                op("publish", ["docs"]),
                 op("lint"), op("check", ["lint", "slow"]),
             ],
             jobs: 2, keepGoing: true, runner: runner)
@@ -82,7 +87,11 @@ import Testing
         #expect(run.report.operations[0].startNanoseconds == 0)
         #expect(run.report.operations[0].endNanoseconds == 3)
         let retries = run.recorder.events.compactMap {
-            if case .retrying(0, let next, let previous) = $0 { "\(next) \(previous.termination)" } else { nil }
+            if case .retrying(0, let next, let previous) = $0 {
+                "\(next) \(previous.termination)"
+            } else {
+                nil
+            }
         }
         #expect(retries == ["2 exited(1)", "3 signaled(15)"])
         #expect(run.report.exitCode == .success)
@@ -101,7 +110,8 @@ import Testing
     @Test func allowedFailureLetsDependentsRunAndExitsZero() {
         let runner = FakeRunner()
         runner.terminations = ["lint": [.exited(1)]]
-        let run = runEngine([op("lint", allowFailure: true), op("build", ["lint"]), op("docs")], runner: runner)
+        let run = runEngine(
+            [op("lint", allowFailure: true), op("build", ["lint"]), op("docs")], runner: runner)
         #expect(runner.startOrder == ["lint", "build", "docs"])
         #expect(run.state("lint") == .finished(.failedAllowed))
         #expect(run.report.counts.failedAllowed == 1)

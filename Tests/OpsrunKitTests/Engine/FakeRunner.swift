@@ -43,14 +43,18 @@ final class FakeRunner: CommandRunner {
 
     func start(_ job: CommandJob) {
         precondition(!job.commands.isEmpty, "a group reached the runner: \(job.taskName)")
-        precondition(!running.contains { $0.job.id == job.id }, "job id \(job.id) is already running")
+        precondition(
+            !running.contains { $0.job.id == job.id }, "job id \(job.id) is already running")
         let attempt = attempts[job.taskName, default: 0] + 1
         attempts[job.taskName] = attempt
         let duration = durations[job.taskName, default: 1]
         running.append(
-            Running(job: job, attempt: attempt, startTick: now, endTick: now + duration, killedBy: nil))
+            Running(
+                job: job, attempt: attempt, startTick: now, endTick: now + duration, killedBy: nil))
         starts.append(
-            Start(name: job.taskName, attempt: attempt, tick: now, executing: running.map(\.job.taskName)))
+            Start(
+                name: job.taskName, attempt: attempt, tick: now,
+                executing: running.map(\.job.taskName)))
         immediateEvents.append(.commandStarted(jobID: job.id, commandIndex: 0))
         if let bytes = outputs[job.taskName] {
             immediateEvents.append(.output(jobID: job.id, .standardOutput, bytes))
@@ -96,7 +100,8 @@ final class FakeRunner: CommandRunner {
 
     /// The most tasks that executed at once, counting only `names` when given.
     func maxExecuting(among names: Set<String>? = nil) -> Int {
-        starts.map { start in start.executing.filter { names?.contains($0) ?? true }.count }.max() ?? 0
+        starts.map { start in start.executing.filter { names?.contains($0) ?? true }.count }.max()
+            ?? 0
     }
 }
 

@@ -31,7 +31,9 @@ import Testing
         let runner = FakeRunner()
         runner.durations = ["stubborn": 100]
         runner.ignoresTermination = ["stubborn"]
-        runner.signals = [(tick: 1, signal: SignalNumber.interrupt), (tick: 4, signal: SignalNumber.interrupt)]
+        runner.signals = [
+            (tick: 1, signal: SignalNumber.interrupt), (tick: 4, signal: SignalNumber.interrupt),
+        ]
         let run = runEngine([op("stubborn")], runner: runner)
         #expect(runner.terminateCalls == [false, true])
         #expect(run.report.operations[0].lastResult?.termination == .signaled(9))

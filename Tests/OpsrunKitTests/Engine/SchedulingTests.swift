@@ -5,11 +5,15 @@ import Testing
     @Test func diamondRunsItsBaseOnce() {
         let runner = FakeRunner()
         let run = runEngine(
-            [op("base"), op("left", ["base"]), op("right", ["base"]), op("top", ["left", "right"])],
+            [
+                op("base"), op("left", ["base"]), op("right", ["base"]),
+                op("top", ["left", "right"]),
+            ],
             jobs: 2, runner: runner)
         #expect(runner.startOrder == ["base", "left", "right", "top"])
         #expect(runner.starts.map(\.tick) == [0, 1, 1, 2])
-        #expect(run.report.operations.map(\.state) == Array(repeating: .finished(.succeeded), count: 4))
+        #expect(
+            run.report.operations.map(\.state) == Array(repeating: .finished(.succeeded), count: 4))
         #expect(run.report.operations.map(\.attempts) == [1, 1, 1, 1])
         #expect(run.report.exitCode == .success)
     }
@@ -82,14 +86,18 @@ import Testing
         let runner = FakeRunner()
         runner.durations = ["slow": 3]
         let run = runEngine(
-            [op("slow"), op("all", group: true), op("after", ["all"]), op("end", ["slow", "after"], group: true)],
+            [
+                op("slow"), op("all", group: true), op("after", ["all"]),
+                op("end", ["slow", "after"], group: true),
+            ],
             jobs: 1, runner: runner)
         #expect(runner.startOrder == ["slow", "after"])
         #expect(runner.starts.map(\.tick) == [0, 3])
         #expect(run.startedNames == ["all", "slow", "after", "end"])
         #expect(
             Array(run.recorder.events.prefix(2)) == [
-                .operationStarted(index: 1, attempt: 1), .finished(index: 1, .succeeded, result: nil),
+                .operationStarted(index: 1, attempt: 1),
+                .finished(index: 1, .succeeded, result: nil),
             ])
         #expect(run.state("end") == .finished(.succeeded))
         #expect(run.report.operations[run.index("all")].attempts == 1)
@@ -99,21 +107,27 @@ import Testing
     @Test func chainOfGroupsDoesNotTakeTheOnlySlot() {
         let runner = FakeRunner()
         let run = runEngine(
-            [op("g1", group: true), op("g2", ["g1"], group: true), op("g3", ["g2"], group: true), op("x")],
+            [
+                op("g1", group: true), op("g2", ["g1"], group: true), op("g3", ["g2"], group: true),
+                op("x"),
+            ],
             jobs: 1, runner: runner)
         // The groups finished at tick 0 and 'x' still started at tick 0 in the single slot.
         #expect(run.startedNames == ["g1", "g2", "g3", "x"])
-        #expect(runner.starts == [FakeRunner.Start(name: "x", attempt: 1, tick: 0, executing: ["x"])])
+        #expect(
+            runner.starts == [FakeRunner.Start(name: "x", attempt: 1, tick: 0, executing: ["x"])])
     }
 
     @Test func interactiveOperationRunsAlone() {
         let runner = FakeRunner()
         runner.durations = ["a": 2, "i": 2]
         _ = runEngine(
-            [op("a"), op("b"), op("i", interactive: true), op("c"), op("d")], jobs: 3, runner: runner)
+            [op("a"), op("b"), op("i", interactive: true), op("c"), op("d")], jobs: 3,
+            runner: runner)
         // 'i' waits for 'a' and 'b' to finish and holds back 'c' and 'd' until it is done.
         #expect(runner.startOrder == ["a", "b", "i", "c", "d"])
-        #expect(runner.starts[2] == FakeRunner.Start(name: "i", attempt: 1, tick: 2, executing: ["i"]))
+        #expect(
+            runner.starts[2] == FakeRunner.Start(name: "i", attempt: 1, tick: 2, executing: ["i"]))
         #expect(runner.starts.filter { $0.executing.contains("i") }.count == 1)
     }
 
