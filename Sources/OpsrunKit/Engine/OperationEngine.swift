@@ -1,0 +1,244 @@
+/// Runs operations on bounded queues: the run loop of Foundation's `OperationQueue` model (SPEC §1).
+///
+/// One owner of all scheduling state, no locks: it starts what the bounds allow, then waits for the
+/// runner's events. Every event costs O(1) plus O(log n) per heap step and O(1) per dependent edge;
+/// nothing scans all operations except building the graph and the report, once each.
+public final class OperationEngine {
+    let specs: [OperationSpec]
+    let configuration: EngineConfiguration
+    let runner: CommandRunner
+    let observer: RunObserver
+    let graph: DependencyGraph
+
+    var states: [OperationState]
+    /// Prerequisites that have not yet finished well.
+    var unmetPrerequisites: [Int]
+    var attempts: [Int]
+    var startNanoseconds: [UInt64?]
+    var endNanoseconds: [UInt64?]
+    var lastResults: [JobResult?]
+    var ready: ReadySet
+    /// Ready groups, first in first out; they finish without the runner.
+    var readyGroups: [Int] = []
+    var nextReadyGroup = 0
+    var executingCount = 0
+    var interactiveExecuting = false
+    /// Why the run stopped starting operations, the first time it did.
+    var stopReason: RunStopReason?
+    var signal: Int32?
+    var hasRun = false
+
+    public init(
+        specs: [OperationSpec], configuration: EngineConfiguration, runner: CommandRunner,
+        observer: RunObserver
+    ) {
+        precondition(configuration.maxConcurrentOperationCount >= 1, "-j must be at least 1")
+        precondition(
+            specs.allSatisfy { spec in
+                spec.queue.map { configuration.queueBounds.indices.contains($0) } ?? true
+            },
+            "an operation names a queue that has no bound")
+        self.specs = specs
+        self.configuration = configuration
+        self.runner = runner
+        self.observer = observer
+        graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
+        states = Array(repeating: .pending, count: specs.count)
+        unmetPrerequisites = graph.prerequisiteCount
+        attempts = Array(repeating: 0, count: specs.count)
+        startNanoseconds = Array(repeating: nil, count: specs.count)
+        endNanoseconds = Array(repeating: nil, count: specs.count)
+        lastResults = Array(repeating: nil, count: specs.count)
+        ready = ReadySet(queueBounds: configuration.queueBounds)
+    }
+
+    /// Runs every operation that the bounds, failures and signals allow, and says how each ended.
+    public func run() -> RunReport {
+        precondition(!hasRun, "an OperationEngine runs once")
+        hasRun = true
+        for index in specs.indices where unmetPrerequisites[index] == 0 { makeReady(index) }
+        while true {
+            startReadyOperations()
+            if executingCount == 0 { break }
+            for event in runner.waitForEvents() { handle(event) }
+        }
+        return endRun()
+    }
+
+    private var isStopped: Bool { stopReason != nil }
+
+    private func makeReady(_ index: Int) {
+        states[index] = .ready
+        if specs[index].isGroup {
+            readyGroups.append(index)
+        } else {
+            let key = ReadyKey(
+                priority: specs[index].priority.rawValue, pathLength: graph.pathLength[index],
+                index: index)
+            ready.insert(key, queue: specs[index].queue)
+        }
+    }
+
+    /// Starts ready operations in order while the bounds allow; an interactive one at the head
+    /// waits for the queue to drain and holds back everything behind it, so it cannot starve.
+    private func startReadyOperations() {
+        while !isStopped {
+            if nextReadyGroup < readyGroups.count {
+                let group = readyGroups[nextReadyGroup]
+                nextReadyGroup += 1
+                if nextReadyGroup == readyGroups.count {
+                    readyGroups.removeAll(keepingCapacity: true)
+                    nextReadyGroup = 0
+                }
+                attempts[group] = 1
+                observer.handle(.operationStarted(index: group, attempt: 1))
+                finish(group, .succeeded)
+                continue
+            }
+            guard let next = ready.top,
+                executingCount < configuration.maxConcurrentOperationCount, !interactiveExecuting,
+                !(specs[next.index].interactive && executingCount > 0)
+            else { break }
+            _ = ready.popTop()
+            states[next.index] = .executing
+            executingCount += 1
+            if specs[next.index].interactive { interactiveExecuting = true }
+            startAttempt(next.index)
+        }
+    }
+
+    private func startAttempt(_ index: Int) {
+        attempts[index] += 1
+        observer.handle(.operationStarted(index: index, attempt: attempts[index]))
+        var job = specs[index].job
+        job.id = index
+        job.interactive = specs[index].interactive
+        runner.start(job)
+    }
+
+    private func handle(_ event: RunnerEvent) {
+        switch event {
+        case .commandStarted(let index, let commandIndex):
+            observer.handle(.commandStarted(index: index, commandIndex: commandIndex))
+        case .output(let index, let stream, let bytes):
+            observer.handle(.output(index: index, stream, bytes))
+        case .finished(let index, let result):
+            jobFinished(index, result)
+        case .signal(let number):
+            interrupt(number)
+        }
+    }
+
+    /// An attempt ended: success, a retry, an allowed failure, a failure, or (after a signal) an
+    /// interrupted operation. A job that succeeded despite the signal keeps its success.
+    private func jobFinished(_ index: Int, _ result: JobResult) {
+        precondition(
+            states[index] == .executing, "the runner finished job \(index), which is not executing")
+        lastResults[index] = result
+        if startNanoseconds[index] == nil { startNanoseconds[index] = result.startNanoseconds }
+        endNanoseconds[index] = result.endNanoseconds
+        if result.succeeded {
+            releaseSlot(index)
+            finish(index, .succeeded)
+        } else if let signal {
+            releaseSlot(index)
+            end(index, .cancelled(.interrupted(signal: signal)))
+        } else if attempts[index] <= specs[index].retries {
+            // The retry keeps the operation's slot: it never leaves the executing state.
+            observer.handle(
+                .retrying(index: index, nextAttempt: attempts[index] + 1, previous: result))
+            startAttempt(index)
+        } else if specs[index].allowFailure {
+            releaseSlot(index)
+            finish(index, .failedAllowed)
+        } else {
+            releaseSlot(index)
+            finish(index, .failed)
+            cancelDependents(of: index)
+            if !configuration.keepGoing && stopReason == nil {
+                stopReason = .failure(index: index)
+                observer.handle(.runStopping(.failure(index: index)))
+            }
+        }
+    }
+
+    private func releaseSlot(_ index: Int) {
+        executingCount -= 1
+        if specs[index].interactive { interactiveExecuting = false }
+        if let queue = specs[index].queue { ready.release(queue: queue) }
+    }
+
+    /// Ends the operation with an outcome; a good one counts down its dependents' prerequisites.
+    private func finish(_ index: Int, _ outcome: OperationOutcome) {
+        end(index, .finished(outcome))
+        guard outcome.unblocksDependents else { return }
+        for dependent in graph.dependents(of: index) {
+            unmetPrerequisites[dependent] -= 1
+            if unmetPrerequisites[dependent] == 0 && states[dependent] == .pending {
+                makeReady(dependent)
+            }
+        }
+    }
+
+    /// Cancels every transitive dependent of a failed operation, breadth first, so each one's cause
+    /// names its nearest path to the failure.
+    private func cancelDependents(of failed: Int) {
+        var queue = [failed]
+        var head = 0
+        while head < queue.count {
+            let parent = queue[head]
+            head += 1
+            for dependent in graph.dependents(of: parent) where states[dependent] == .pending {
+                let cause: CancellationCause =
+                    parent == failed
+                    ? .prerequisiteFailed(prerequisite: failed)
+                    : .prerequisiteCancelled(prerequisite: parent, root: failed)
+                end(dependent, .cancelled(cause))
+                queue.append(dependent)
+            }
+        }
+    }
+
+    /// The first signal stops the run and asks the runner to terminate (TERM, then KILL after the
+    /// grace period); any later one kills at once.
+    private func interrupt(_ number: Int32) {
+        guard signal == nil else { return runner.terminateAll(immediately: true) }
+        signal = number
+        if stopReason == nil { stopReason = .signal(number) }
+        observer.handle(.runStopping(.signal(number)))
+        runner.terminateAll(immediately: false)
+    }
+
+    private func end(_ index: Int, _ state: OperationState) {
+        states[index] = state
+        switch state {
+        case .finished(let outcome):
+            observer.handle(.finished(index: index, outcome, result: lastResults[index]))
+        case .cancelled(let cause):
+            observer.handle(.cancelled(index: index, cause))
+        case .pending, .ready, .executing:
+            preconditionFailure("not an end state")
+        }
+    }
+
+    /// Operations that never started end with the reason the run stopped first, then the report.
+    private func endRun() -> RunReport {
+        for index in specs.indices where !states[index].isEnded {
+            switch stopReason {
+            case .failure(let failed)?: end(index, .cancelled(.runStopped(after: failed)))
+            case .signal(let number)?: end(index, .cancelled(.interrupted(signal: number)))
+            case nil: preconditionFailure("operation \(index) never became ready")
+            }
+        }
+        let records = specs.indices.map { index in
+            OperationRecord(
+                name: specs[index].name, state: states[index], attempts: attempts[index],
+                startNanoseconds: startNanoseconds[index], endNanoseconds: endNanoseconds[index],
+                lastResult: lastResults[index])
+        }
+        var stoppedAfterFailure: Int?
+        if case .failure(let failed)? = stopReason { stoppedAfterFailure = failed }
+        return RunReport(
+            operations: records, signal: signal, stoppedAfterFailure: stoppedAfterFailure)
+    }
+}

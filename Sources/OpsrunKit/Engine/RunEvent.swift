@@ -1,0 +1,29 @@
+/// Receives what happens during a run, in order; printers and reports are observers.
+public protocol RunObserver: AnyObject {
+    func handle(_ event: RunEvent)
+}
+
+/// Something that happened to an operation or to the run. Indices are into the specs array.
+public enum RunEvent: Sendable, Equatable {
+    /// An attempt started (attempt 1 is the first; a group starts once and finishes at once).
+    case operationStarted(index: Int, attempt: Int)
+    /// The runner spawned command `commandIndex` of the operation's job.
+    case commandStarted(index: Int, commandIndex: Int)
+    case output(index: Int, OutputStreamKind, [UInt8])
+    /// An attempt failed and another follows at once; `operationStarted` for it comes next.
+    case retrying(index: Int, nextAttempt: Int, previous: JobResult)
+    /// The operation ended with an outcome; `result` is its last attempt's (`nil` for a group).
+    case finished(index: Int, OperationOutcome, result: JobResult?)
+    /// The operation ended without an outcome of its own.
+    case cancelled(index: Int, CancellationCause)
+    /// No new operation starts from now on; running ones finish (or are terminated on a signal).
+    case runStopping(RunStopReason)
+}
+
+/// Why a run stopped starting operations.
+public enum RunStopReason: Sendable, Equatable {
+    /// The operation failed and `-k` was not given.
+    case failure(index: Int)
+    /// SIGINT or SIGTERM reached opsrun.
+    case signal(Int32)
+}

@@ -1,0 +1,64 @@
+import OpsrunKit
+
+/// A task of an engine test, with prerequisites by name; `group` gives it no commands.
+struct TestOperation {
+    var name: String
+    var deps: [String] = []
+    var priority: QueuePriority = .normal
+    var queue: Int? = nil
+    var group = false
+    var retries = 0
+    var allowFailure = false
+    var interactive = false
+}
+
+func op(
+    _ name: String, _ deps: [String] = [], priority: QueuePriority = .normal, queue: Int? = nil,
+    group: Bool = false, retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false
+) -> TestOperation {
+    TestOperation(
+        name: name, deps: deps, priority: priority, queue: queue, group: group, retries: retries,
+        allowFailure: allowFailure, interactive: interactive)
+}
+
+/// The specs of `operations`, names resolved to indices in the order given.
+func makeSpecs(_ operations: [TestOperation]) -> [OperationSpec] {
+    let index = Dictionary(uniqueKeysWithValues: operations.enumerated().map { ($1.name, $0) })
+    return operations.map { operation in
+        OperationSpec(
+            name: operation.name, prerequisites: operation.deps.map { index[$0]! },
+            priority: operation.priority, queue: operation.queue,
+            job: CommandJob(
+                id: -1, taskName: operation.name,
+                commands: operation.group ? [] : ["run \(operation.name)"], workingDirectory: "/",
+                environment: []),
+            retries: operation.retries, allowFailure: operation.allowFailure,
+            interactive: operation.interactive)
+    }
+}
+
+/// A finished run of the engine: its report, events, and names to read them by.
+struct EngineRun {
+    var report: RunReport
+    var recorder: EventRecorder
+    var specs: [OperationSpec]
+
+    func index(_ name: String) -> Int { specs.firstIndex { $0.name == name }! }
+    func state(_ name: String) -> OperationState { report.operations[index(name)].state }
+    /// Names in the order their first attempt started, groups included.
+    var startedNames: [String] { recorder.startedIndices.map { specs[$0].name } }
+}
+
+func runEngine(
+    _ operations: [TestOperation], jobs: Int = 1, queueBounds: [Int] = [], keepGoing: Bool = false,
+    runner: CommandRunner
+) -> EngineRun {
+    let specs = makeSpecs(operations)
+    let recorder = EventRecorder()
+    let engine = OperationEngine(
+        specs: specs,
+        configuration: EngineConfiguration(
+            maxConcurrentOperationCount: jobs, queueBounds: queueBounds, keepGoing: keepGoing),
+        runner: runner, observer: recorder)
+    return EngineRun(report: engine.run(), recorder: recorder, specs: specs)
+}
