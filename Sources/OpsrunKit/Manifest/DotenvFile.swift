@@ -11,14 +11,15 @@ public enum DotenvFile {
     public static func parse(_ text: String, file: String) throws(DiagnosticList) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         var diagnostics: [Diagnostic] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = rawLine.utf8[...]
+        // Split bytes, not Characters: "\r\n" is one Character and would not split on "\n".
+        for (index, rawLine) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            var line = rawLine
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             switch parseLine(line) {
             case .blank: break
             case .entry(let name, let value): result.append((name, value))
             case .problem(let message, let offset):
-                let column = String(decoding: rawLine.utf8.prefix(offset), as: UTF8.self).count + 1
+                let column = String(decoding: rawLine.prefix(offset), as: UTF8.self).count + 1
                 diagnostics.append(.error(message, at: SourceLocation(file: file, line: index + 1, column: column)))
             }
         }
