@@ -11,6 +11,8 @@ import CYAML
 public enum YAMLDocument {
     /// The most nodes a document may hold once its aliases are expanded.
     public static let defaultExpansionLimit = 1_000_000
+    /// The deepest nesting of lists and mappings accepted.
+    public static let maximumDepth = 128
 
     /// Parses `text`; `file` names the source in every location. Throws `DiagnosticList`.
     public static func parse(
@@ -27,6 +29,18 @@ private struct Sized {
     var size: Int
 }
 
+/// A container under construction. A struct mutated in place on the stack: popping an enum frame
+/// and appending to a copy of its array would copy the array once per item (quadratic in length).
+private struct Frame {
+    var isMapping: Bool
+    var items: [YAMLNode] = []
+    var pairs: [(YAMLNode, YAMLNode)] = []
+    var pendingKey: YAMLNode?
+    var size = 1
+    var anchor: String?
+    var at: SourceLocation
+}
+
 private struct Reader {
     let file: String
     let expansionLimit: Int
@@ -37,12 +51,6 @@ private struct Reader {
     init(file: String, expansionLimit: Int) {
         self.file = file
         self.expansionLimit = expansionLimit
-    }
-
-    /// A container under construction.
-    enum Frame {
-        case sequence(items: [YAMLNode], size: Int, anchor: String?, at: SourceLocation)
-        case mapping(pairs: [(YAMLNode, YAMLNode)], pendingKey: YAMLNode?, size: Int, anchor: String?, at: SourceLocation)
     }
 
     func location(_ mark: yaml_mark_t) -> SourceLocation {
@@ -109,17 +117,21 @@ private struct Reader {
                         throw DiagnosticList(diagnostics)
                     }
                     try add(target, anchor: nil, to: &stack, root: &root)
-                case YAML_SEQUENCE_START_EVENT:
-                    stack.append(.sequence(items: [], size: 1, anchor: string(event.data.sequence_start.anchor), at: start))
-                case YAML_SEQUENCE_END_EVENT:
-                    guard case .sequence(let items, let size, let anchor, let at) = stack.removeLast() else { break }
-                    try add(Sized(node: YAMLNode(.sequence(items), at: at), size: size), anchor: anchor, to: &stack, root: &root)
-                case YAML_MAPPING_START_EVENT:
-                    stack.append(.mapping(pairs: [], pendingKey: nil, size: 1, anchor: string(event.data.mapping_start.anchor), at: start))
-                case YAML_MAPPING_END_EVENT:
-                    guard case .mapping(let pairs, _, let size, let anchor, let at) = stack.removeLast() else { break }
-                    let entries = mappingEntries(pairs)
-                    try add(Sized(node: YAMLNode(.mapping(entries), at: at), size: size), anchor: anchor, to: &stack, root: &root)
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    let isMapping = event.type == YAML_MAPPING_START_EVENT
+                    // Nothing in a manifest nests deeply; a bound keeps a hostile file from building
+                    // a tree whose (recursive) destruction would overflow the stack.
+                    if stack.count >= YAMLDocument.maximumDepth {
+                        diagnostics.append(.error("YAML nested more than \(YAMLDocument.maximumDepth) levels deep", at: start))
+                        throw DiagnosticList(diagnostics)
+                    }
+                    let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
+                    stack.append(Frame(isMapping: isMapping, anchor: string(anchor), at: start))
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    guard let frame = stack.popLast() else { break }
+                    let content: YAMLNode.Content =
+                        frame.isMapping ? .mapping(mappingEntries(frame.pairs)) : .sequence(frame.items)
+                    try add(Sized(node: YAMLNode(content, at: frame.at), size: frame.size), anchor: frame.anchor, to: &stack, root: &root)
                 default:
                     break  // stream and document markers carry nothing we keep
                 }
@@ -136,49 +148,60 @@ private struct Reader {
     /// Attaches a finished node to the container being built, or makes it the document's root.
     mutating func add(_ item: Sized, anchor: String?, to stack: inout [Frame], root: inout Sized?) throws(DiagnosticList) {
         if let anchor { anchors[anchor] = item }
-        guard let top = stack.popLast() else {
+        guard !stack.isEmpty else {
             root = item
             return
         }
-        switch top {
-        case .sequence(var items, let size, let a, let at):
-            items.append(item.node)
-            stack.append(.sequence(items: items, size: size + item.size, anchor: a, at: at))
-        case .mapping(var pairs, let pendingKey, let size, let a, let at):
-            if let key = pendingKey {
-                pairs.append((key, item.node))
-                stack.append(.mapping(pairs: pairs, pendingKey: nil, size: size + item.size, anchor: a, at: at))
-            } else {
-                stack.append(.mapping(pairs: pairs, pendingKey: item.node, size: size + item.size, anchor: a, at: at))
-            }
+        let top = stack.count - 1
+        stack[top].size += item.size
+        if !stack[top].isMapping {
+            stack[top].items.append(item.node)
+        } else if let key = stack[top].pendingKey {
+            stack[top].pairs.append((key, item.node))
+            stack[top].pendingKey = nil
+        } else {
+            stack[top].pendingKey = item.node
         }
     }
 
     /// Turns raw pairs into entries: string keys only, no duplicates, `<<` merges applied.
+    ///
+    /// Keys written in the mapping itself win over merged ones, and an earlier merged mapping over a
+    /// later one; merged entries take the place of their `<<` so the written order is kept.
     mutating func mappingEntries(_ pairs: [(YAMLNode, YAMLNode)]) -> [YAMLMappingEntry] {
-        var entries: [YAMLMappingEntry] = []
-        var seen: [String: SourceLocation] = [:]
-        var merged: [YAMLMappingEntry] = []
-        for (key, value) in pairs {
+        var written: [String: SourceLocation] = [:]
+        var isWritten: [Bool] = []  // per pair: a key of its own that is kept
+        for (key, _) in pairs {
             guard case .scalar(let name, let style) = key.content else {
                 diagnostics.append(.error("a mapping key must be a plain string, not \(key.kindDescription)", at: key.location))
+                isWritten.append(false)
                 continue
             }
             if name == "<<" && style == .plain {
-                merged += mergeSources(value)
+                isWritten.append(false)
                 continue
             }
-            if let first = seen[name] {
+            if let first = written[name] {
                 diagnostics.append(.error("duplicate key '\(name)' (first written at line \(first.line), column \(first.column))", at: key.location))
+                isWritten.append(false)
                 continue
             }
-            seen[name] = key.location
-            entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
+            written[name] = key.location
+            isWritten.append(true)
         }
-        // Merged keys fill in what the mapping does not say itself; the first merged mapping wins.
-        for entry in merged where seen[entry.key] == nil {
-            seen[entry.key] = entry.keyLocation
-            entries.append(entry)
+        var entries: [YAMLMappingEntry] = []
+        var seen = Set<String>()
+        for (index, (key, value)) in pairs.enumerated() {
+            guard case .scalar(let name, let style) = key.content else { continue }
+            if isWritten[index] {
+                seen.insert(name)
+                entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
+            } else if name == "<<" && style == .plain {
+                for entry in mergeSources(value) where written[entry.key] == nil && !seen.contains(entry.key) {
+                    seen.insert(entry.key)
+                    entries.append(entry)
+                }
+            }
         }
         return entries
     }
