@@ -35,7 +35,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["OpsrunKit"]
+            dependencies: ["opsrun"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -40,3 +40,13 @@ enum TimeoutDuration {
         return tooLong ? .tooLong : .milliseconds(total)
     }
 }
+
+/// `--grace` on the command line takes the same durations as `timeout:`.
+public enum GraceDuration {
+    /// Milliseconds, or `nil` when `text` is not a duration (`0s` is allowed: kill at once).
+    public static func milliseconds(_ text: String) -> Int? {
+        if text.allSatisfy({ $0 == "0" || $0 == "s" || $0 == "m" }) && text.first == "0" { return 0 }
+        if case .milliseconds(let value) = TimeoutDuration.parse(text) { return value }
+        return nil
+    }
+}

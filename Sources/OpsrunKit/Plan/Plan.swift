@@ -18,6 +18,13 @@ public struct Plan: Sendable {
     /// The selected task ids, in manifest order.
     public let selection: [Int]
 
+    /// A plan with waves decided elsewhere (the engine's dry run), keeping this plan's critical paths.
+    public init(_ plan: Plan, waves: [[Int]]) {
+        self.waves = waves
+        self.criticalPath = plan.criticalPath
+        self.selection = plan.selection
+    }
+
     /// Plans `selection` (ids of `graph`; duplicates and ids out of range are ignored). Only edges
     /// between selected tasks count: pass a closure (`graph.closure(of:)`) to plan a real run.
     public init(graph: TaskGraph, selection: [Int]) {

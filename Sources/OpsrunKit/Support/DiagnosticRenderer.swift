@@ -10,7 +10,10 @@ public struct DiagnosticRenderer: Sendable {
     private var sources: [String: [Substring]]
 
     public init(sources: [String: String] = [:]) {
-        self.sources = sources.mapValues { $0.split(separator: "\n", omittingEmptySubsequences: false) }
+        // Split on bytes: in Swift "\r\n" is one Character, so splitting on "\n" would miss CRLF lines.
+        self.sources = sources.mapValues { text in
+            text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
+        }
     }
 
     public func render(_ diagnostic: Diagnostic) -> String {

@@ -1,0 +1,42 @@
+/// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
+/// print the plan, or run. Returns the exit code; writes only through printers' output.
+public enum Driver {
+    public static func run(_ invocation: Invocation, environment: [String: String] = ProcessEnvironment.current) -> ExitCode {
+        let out = FileDescriptorWriter.standardOutput
+        let err = FileDescriptorWriter.standardError
+        let cwd = FileText.currentDirectory()
+        let start = invocation.directory.map { FileText.absolute($0, relativeTo: cwd) } ?? cwd
+        if invocation.directory != nil && !FileText.isDirectory(start) {
+            err.write("error: -C \(invocation.directory!): no such directory\n")
+            return .usage
+        }
+
+        do {
+            let project = try Project.load(explicitFile: invocation.manifestFile, workingDirectory: start)
+            switch invocation.action {
+            case .list:
+                out.write(try printed { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
+                return .success
+            case .graph:
+                let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
+                out.write(GraphPrinter.render(project.graph, roots: roots, format: invocation.format))
+                return .success
+            case .dryRun:
+                let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                out.write(try printed { () throws(Diagnostic) in try session.planText(format: invocation.format) })
+                return .success
+            case .run:
+                let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                return session.run(standardOutput: out, standardError: err, environment: environment)
+            }
+        } catch {
+            err.write(error.rendered + "\n")
+            return .usage
+        }
+    }
+
+    /// A printer's output, or its diagnostic (e.g. a format that does not apply) as a usage error.
+    private static func printed(_ body: () throws(Diagnostic) -> String) throws(ProjectError) -> String {
+        do { return try body() } catch { throw ProjectError(diagnostics: [error], sources: [:]) }
+    }
+}

@@ -1,0 +1,49 @@
+/// Turns the selected tasks of a project into the engine's operations: the step from "what the
+/// manifest says" to "what the engine runs" (names → indices, environment layered, paths resolved).
+public struct OperationBuilder {
+    public let project: Project
+    public let environment: EnvironmentBuilder
+
+    public init(project: Project, environment: EnvironmentBuilder) {
+        self.project = project
+        self.environment = environment
+    }
+
+    /// Operations for `selection` (task ids in manifest order, closed under prerequisites), in the
+    /// same order; `specs[i]` is task `selection[i]`.
+    public func operations(for selection: [Int]) -> (specs: [OperationSpec], queueBounds: [Int]) {
+        let graph = project.graph
+        let manifest = project.manifest
+        var position = [Int](repeating: -1, count: graph.count)
+        for (i, id) in selection.enumerated() { position[id] = i }
+        var queueIndex: [String: Int] = [:]
+        for (i, queue) in manifest.queues.enumerated() { queueIndex[queue.name] = i }
+
+        var specs: [OperationSpec] = []
+        specs.reserveCapacity(selection.count)
+        for (i, id) in selection.enumerated() {
+            let task = graph.tasks[id]
+            let job = CommandJob(
+                id: i, taskName: task.name, commands: task.commands.map(\.value),
+                workingDirectory: workingDirectory(of: task),
+                environment: task.isGroup ? [] : environment.environment(forTask: task.name, taskEnvironment: task.environment),
+                timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
+                interactive: task.interactive)
+            specs.append(OperationSpec(
+                name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
+                priority: task.priority, queue: task.queue.flatMap { queueIndex[$0.value] },
+                job: job, retries: task.retries, allowFailure: task.allowFailure,
+                interactive: task.interactive))
+        }
+        return (specs, manifest.queues.map(\.maxConcurrent))
+    }
+
+    /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
+    func workingDirectory(of task: TaskSpec) -> String {
+        let base = project.manifest.directory
+        guard let dir = task.directory else { return base }
+        let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
+        let expanded = Interpolation.expand(dir.value) { variables[$0] }
+        return FileText.absolute(expanded, relativeTo: base)
+    }
+}

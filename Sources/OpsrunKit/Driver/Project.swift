@@ -1,0 +1,66 @@
+/// A manifest found, read, validated and checked for cycles: everything a run, a list, a graph or a
+/// plan starts from.
+public struct Project: Sendable {
+    public let source: ManifestSource
+    /// The manifest's text, for rendering diagnostics with their source line.
+    public let text: String
+    public let manifest: Manifest
+    public let graph: TaskGraph
+
+    /// Finds and loads the manifest. Throws every diagnostic found: manifest errors first, then,
+    /// only for a manifest that is otherwise valid, every dependency cycle (over the whole
+    /// manifest, not only the tasks asked for).
+    public static func load(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> Project {
+        let source: ManifestSource
+        let text: String
+        do {
+            source = try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
+            text = try source.readText()
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+        }
+        let manifest: Manifest
+        do {
+            manifest = try ManifestLoader.load(text: text, file: source.displayName, directory: source.directory)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: text])
+        }
+        let graph = TaskGraph(manifest: manifest)
+        let cycles = CycleFinder.cycles(in: graph)
+        if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
+        return Project(source: source, text: text, manifest: manifest, graph: graph)
+    }
+
+    /// The ids of the tasks a run starts from: those named, or the manifest's `default`.
+    /// Throws a usage diagnostic for an unknown name, with the nearest task as a suggestion.
+    public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
+        let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
+        if names.isEmpty {
+            throw usage("no task named and no 'default' in \(source.displayName); name one of: \(graph.names.prefix(10).joined(separator: ", "))\(graph.count > 10 ? ", …" : "") (see --list)")
+        }
+        var diagnostics: [Diagnostic] = []
+        var roots: [Int] = []
+        for name in names {
+            if let id = graph.index[name] {
+                roots.append(id)
+            } else {
+                diagnostics.append(Diagnostic(at: nil, file: nil, "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names))"))
+            }
+        }
+        if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
+        return roots
+    }
+
+    private func usage(_ message: String) -> ProjectError {
+        ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
+    }
+}
+
+/// Why a project could not be loaded or a selection made: diagnostics and the text to quote.
+public struct ProjectError: Error, Sendable {
+    public var diagnostics: [Diagnostic]
+    /// Manifest text by file name, for the source line under each diagnostic.
+    public var sources: [String: String]
+
+    public var rendered: String { DiagnosticRenderer(sources: sources).render(diagnostics) }
+}

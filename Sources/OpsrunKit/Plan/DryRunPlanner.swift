@@ -1,0 +1,33 @@
+/// `-n/--dry-run` through the real engine: the operations run on the same bounded queues with a
+/// runner that starts nothing, and each round of the loop (what starts between two waits) becomes a
+/// wave. So the plan printed is the order the real run would take, with its `-j` and queue bounds,
+/// if every command took the same time.
+public final class DryRunPlanner: CommandRunner, RunObserver {
+    private let runner = DryRunRunner()
+    private var round = 0
+    private var waves: [[Int]] = []
+
+    private init() {}
+
+    /// The waves of operation indices, in start order.
+    public static func waves(specs: [OperationSpec], configuration: EngineConfiguration) -> [[Int]] {
+        let planner = DryRunPlanner()
+        _ = OperationEngine(specs: specs, configuration: configuration, runner: planner, observer: planner).run()
+        return planner.waves.filter { !$0.isEmpty }
+    }
+
+    public func start(_ job: CommandJob) { runner.start(job) }
+
+    public func waitForEvents() -> [RunnerEvent] {
+        round += 1
+        return runner.waitForEvents()
+    }
+
+    public func terminateAll(immediately: Bool) { runner.terminateAll(immediately: immediately) }
+
+    public func handle(_ event: RunEvent) {
+        guard case .operationStarted(let index, _) = event else { return }
+        while waves.count <= round { waves.append([]) }
+        waves[round].append(index)
+    }
+}

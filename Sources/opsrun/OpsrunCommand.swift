@@ -1,0 +1,145 @@
+import ArgumentParser
+import OpsrunKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `opsrun [OPTIONS] [TASK ...] [NAME=VALUE ...]`: options in, exit code out. The work is OpsrunKit's.
+@main
+struct OpsrunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "opsrun",
+        abstract: "Run the tasks of a Tasksfile.yaml as a dependency graph.",
+        discussion: """
+            Runs the named tasks (or the manifest's 'default') after everything they need, as many at \
+            once as the bounds allow, each at most once. NAME=VALUE arguments set environment \
+            variables for every command.
+
+            Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 130/143 interrupted.
+            """,
+        version: OpsrunVersion.current
+    )
+
+    @Argument(help: ArgumentHelp("Tasks to run, and NAME=VALUE variables.", valueName: "task|NAME=VALUE"))
+    var arguments: [String] = []
+
+    @Option(name: [.customShort("f"), .long], help: ArgumentHelp("Use this manifest instead of searching for Tasksfile.yaml.", valueName: "path"))
+    var file: String?
+
+    @Option(name: [.customShort("C"), .long], help: ArgumentHelp("Change to this directory first.", valueName: "dir"))
+    var directory: String?
+
+    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Run at most N tasks at once (default: the number of processors).", valueName: "N"))
+    var jobs: Int?
+
+    @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure: run everything that does not depend on it.")
+    var keepGoing = false
+
+    @Flag(name: [.customShort("n"), .long], help: "Print the plan; run nothing.")
+    var dryRun = false
+
+    @Flag(name: [.customShort("B"), .long], help: "Run every task, even those that are up to date.")
+    var force = false
+
+    @Flag(name: [.customShort("l"), .long], help: "List the tasks with their descriptions.")
+    var list = false
+
+    @Flag(help: "Print the dependency graph of the tasks named (all tasks when none).")
+    var graph = false
+
+    @Option(help: ArgumentHelp("Format of --list, --dry-run and --graph: text, json, dot, mermaid.", valueName: "format"))
+    var format: OutputFormat = .text
+
+    @Option(help: ArgumentHelp("Task output while running: prefixed, grouped, interleaved.", valueName: "mode"))
+    var output: OutputMode = .prefixed
+
+    @Flag(help: "Say why each task runs.")
+    var explain = false
+
+    @Option(help: ArgumentHelp("Write a JSON record of the run to this file.", valueName: "file"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Write JUnit XML to this file.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Write a Chrome trace to this file.", valueName: "file"))
+    var trace: String?
+
+    @Option(help: ArgumentHelp("Time between SIGTERM and SIGKILL when stopping tasks (e.g. 5s, 500ms).", valueName: "duration"))
+    var grace: String = "5s"
+
+    @Option(help: ArgumentHelp("Colour: auto, always, never.", valueName: "when"))
+    var color: ColorChoice = .auto
+
+    @Flag(name: [.customShort("q"), .long], help: "Print only failures and the summary.")
+    var quiet = false
+
+    @Flag(name: [.customShort("v"), .long], help: "Echo each command before it runs.")
+    var verbose = false
+
+    mutating func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, not \(jobs)") }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        if [list, graph, dryRun].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --list, --graph and --dry-run")
+        }
+        if GraceDuration.milliseconds(grace) == nil {
+            throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
+        }
+    }
+
+    func invocation() -> Invocation {
+        var invocation = Invocation()
+        for argument in arguments {
+            if let eq = argument.firstIndex(of: "=") {
+                invocation.variables.append((String(argument[..<eq]), String(argument[argument.index(after: eq)...])))
+            } else {
+                invocation.targets.append(argument)
+            }
+        }
+        invocation.manifestFile = file
+        invocation.directory = directory
+        invocation.jobs = jobs ?? Invocation.processorCount
+        invocation.keepGoing = keepGoing
+        invocation.force = force
+        invocation.action = list ? .list : graph ? .graph : dryRun ? .dryRun : .run
+        invocation.format = format
+        invocation.outputMode = output
+        invocation.explain = explain
+        invocation.reportFile = report
+        invocation.junitFile = junit
+        invocation.traceFile = trace
+        invocation.graceMilliseconds = GraceDuration.milliseconds(grace) ?? 5000
+        invocation.color = color
+        invocation.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+        return invocation
+    }
+
+    func run() throws {
+        let code = Driver.run(invocation())
+        throw ArgumentParser.ExitCode(code.rawValue)
+    }
+
+    /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
+    static func main() {
+        SignalHandling.blockTerminationSignals()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ArgumentParser.ExitCode {
+            Self.exit(withError: exit)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { Self.exit(withError: error) }
+            var message = fullMessage(for: error)
+            if !message.hasPrefix("Error:") && !message.hasPrefix("error:") { message = "error: " + message }
+            FileDescriptorWriter.standardError.write(message + "\n")
+            Glibc.exit(OpsrunKit.ExitCode.usage.rawValue)
+        }
+    }
+}
+
+extension OutputFormat: ExpressibleByArgument {}
+extension OutputMode: ExpressibleByArgument {}
+extension ColorChoice: ExpressibleByArgument {}

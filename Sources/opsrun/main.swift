@@ -1,2 +1,0 @@
-import OpsrunKit
-print("opsrun")
