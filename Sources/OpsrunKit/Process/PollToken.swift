@@ -1,12 +1,12 @@
 /// What one epoll registration stands for, packed into epoll's 64-bit user data.
 ///
-/// Layout: bits 0–2 the kind, bits 3–31 the job's slot, bits 32–63 a payload: the command's serial
+/// Layout: bits 0–2 the kind, bits 3–31 the job's (or group watch's) slot, bits 32–63 a payload: the command's serial
 /// (so an event left over from a command that already ended is recognised and dropped), or for a
 /// group member its generation (high 16 bits) and index (low 16 bits).
 enum PollToken: Equatable {
     case output(slot: Int, serial: UInt32, OutputStreamKind)
     case leaderExit(slot: Int, serial: UInt32)
-    case memberExit(slot: Int, generation: UInt16, index: UInt16)
+    case memberExit(watch: Int, generation: UInt16, index: UInt16)
     case signal
 
     var rawValue: UInt64 {
@@ -14,8 +14,8 @@ enum PollToken: Equatable {
         case .output(let slot, let serial, .standardOutput): Self.pack(0, slot, serial)
         case .output(let slot, let serial, .standardError): Self.pack(1, slot, serial)
         case .leaderExit(let slot, let serial): Self.pack(2, slot, serial)
-        case .memberExit(let slot, let generation, let index):
-            Self.pack(3, slot, UInt32(generation) << 16 | UInt32(index))
+        case .memberExit(let watch, let generation, let index):
+            Self.pack(3, watch, UInt32(generation) << 16 | UInt32(index))
         case .signal: 4
         }
     }
@@ -29,7 +29,7 @@ enum PollToken: Equatable {
         case 2: self = .leaderExit(slot: slot, serial: payload)
         case 3:
             self = .memberExit(
-                slot: slot, generation: UInt16(truncatingIfNeeded: payload >> 16),
+                watch: slot, generation: UInt16(truncatingIfNeeded: payload >> 16),
                 index: UInt16(truncatingIfNeeded: payload))
         default: self = .signal
         }

@@ -64,7 +64,7 @@ extension ProcessRunner {
         var status: Int32 = 0
         var reaped: pid_t
         repeat { reaped = waitpid(job.pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
-        if reaped == 0 { return }  // not yet: the pidfd was a leftover from an earlier batch
+        if reaped == 0 { return }  // not waitable yet; the pidfd stays readable and says so again
         // ECHILD (someone else reaped it) leaves the status unknown: report it as a failure.
         let termination = reaped > 0 ? Termination(waitStatus: status) : .exited(255)
         poller.removeAndClose(job.pidFD)
@@ -76,63 +76,35 @@ extension ProcessRunner {
             job.ownsTerminal = false
         }
         let now = MonotonicClock.now()
-        if job.isTerminating {
-            // Hold `.finished` until the group is gone, so that the engine, told the job ended,
-            // may exit without cutting the grace period short for members that trap SIGTERM.
-            awaitGroup(of: job, termination: termination, now: now, events: &events)
+        // Checked just after the reap: a zombie leader would keep the group answering `kill`, and
+        // the number cannot be reused by another group leader within these microseconds.
+        let watch = watchGroup(job.pid)
+        if job.isTerminating, let watch {
+            watch.owner = job
+            watch.ownerTermination = termination
+            job.watch = watch
+            if job.killed {
+                watch.giveUpDeadline = now + Self.giveUpAfterKill
+            } else {
+                watch.killDeadline = job.killDeadline
+            }
             return
         }
-        if ProcessGroup.send(SIGTERM, to: job.pid) {
-            leftoverGroups.append((job.pid, now + graceNanoseconds))
+        if let watch {
+            // A leftover (`sleep 60 &`, a daemon that kept the group): SIGTERM now, SIGKILL after
+            // the grace period, whether or not the job goes on.
+            ProcessGroup.send(SIGTERM, to: watch.processGroup)
+            watch.killDeadline = now + graceNanoseconds
+        }
+        if job.isTerminating {
+            finish(job, termination: termination, events: &events)
+            return
         }
         if termination.succeeded && job.commandIndex + 1 < job.job.commands.count {
             job.commandIndex += 1
             spawnCurrentCommand(of: job, events: &events)
         } else {
             finish(job, termination: termination, events: &events)
-        }
-    }
-
-    /// Watches the running members of a terminated command's group through pidfds; finishes the
-    /// job when there are none.
-    func awaitGroup(
-        of job: RunningJob, termination: Termination, now: UInt64, events: inout [RunnerEvent]
-    ) {
-        var members: [Int32] = []
-        if ProcessGroup.send(0, to: job.pid) {
-            job.membersGeneration &+= 1
-            for pid in ProcessGroup.runningMembers(of: job.pid).prefix(Int(UInt16.max)) {
-                let descriptor = cps_pidfd_open(pid)
-                guard descriptor >= 0 else { continue }  // gone meanwhile
-                poller.add(
-                    descriptor,
-                    .memberExit(
-                        slot: job.slot, generation: job.membersGeneration,
-                        index: UInt16(members.count)))
-                members.append(descriptor)
-            }
-        }
-        guard !members.isEmpty else {
-            finish(job, termination: termination, events: &events)
-            return
-        }
-        job.members = members
-        job.phase = .awaitingGroup(termination)
-        if job.killed && job.giveUpDeadline == nil {
-            job.giveUpDeadline = now + Self.giveUpAfterKill
-        }
-    }
-
-    func memberExited(_ job: RunningJob, index: Int, events: inout [RunnerEvent]) {
-        guard case .awaitingGroup(let termination) = job.phase, index < job.members.count,
-            job.members[index] >= 0
-        else { return }
-        poller.removeAndClose(job.members[index])
-        job.members[index] = -1
-        if job.members.allSatisfy({ $0 < 0 }) {
-            job.members = []
-            // Look again: a member may have forked after the scan.
-            awaitGroup(of: job, termination: termination, now: MonotonicClock.now(), events: &events)
         }
     }
 
@@ -188,13 +160,11 @@ extension ProcessRunner {
     }
 
     func closeDescriptors(of job: RunningJob) {
-        for descriptor in [job.pidFD, job.standardOutput, job.standardError] + job.members
-        where descriptor >= 0 {
+        for descriptor in [job.pidFD, job.standardOutput, job.standardError] where descriptor >= 0 {
             poller.removeAndClose(descriptor)
         }
         job.pidFD = -1
         job.standardOutput = -1
         job.standardError = -1
-        job.members = []
     }
 }

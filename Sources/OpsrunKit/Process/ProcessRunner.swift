@@ -18,8 +18,9 @@ public final class ProcessRunner: CommandRunner {
     /// Running jobs by slot (the slot is in every poll token); nil slots are free.
     var slots: [RunningJob?] = []
     var freeSlots: [Int] = []
-    /// Groups of commands that ended while members were still running, and when to SIGKILL them.
-    var leftoverGroups: [(processGroup: pid_t, killDeadline: UInt64)] = []
+    /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
+    var watches: [GroupWatch?] = []
+    var freeWatchSlots: [Int] = []
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.
@@ -72,13 +73,14 @@ public final class ProcessRunner: CommandRunner {
         let now = MonotonicClock.now()
         for case let job? in slots {
             job.terminatedByRequest = true
-            terminate(job, immediately: immediately, now: now)
-        }
-        if immediately {
-            for leftover in leftoverGroups {
-                ProcessGroup.send(SIGKILL, to: leftover.processGroup)
+            if job.pidFD >= 0 {
+                terminate(job, immediately: immediately, now: now)
             }
-            leftoverGroups = []
+        }
+        // Groups of jobs that were already terminating, and with `immediately` leftovers too
+        // (which had their SIGTERM when their command ended).
+        for case let watch? in watches where immediately || watch.owner != nil {
+            terminateGroup(of: watch, immediately: immediately, now: now)
         }
     }
 
@@ -88,12 +90,23 @@ public final class ProcessRunner: CommandRunner {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        for case let job? in slots {
+        for case let job? in slots where job.pidFD >= 0 {
             ProcessGroup.send(SIGKILL, to: job.pid)
-            if job.pidFD >= 0 {
-                var status: Int32 = 0
-                while waitpid(job.pid, &status, 0) < 0 && errno == EINTR {}
+            var status: Int32 = 0
+            while waitpid(job.pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        for case let watch? in watches {
+            if watch.hasRunningMembers {
+                ProcessGroup.send(SIGKILL, to: watch.processGroup)
             }
+            for descriptor in watch.members where descriptor >= 0 {
+                poller.removeAndClose(descriptor)
+            }
+            watch.owner = nil
+        }
+        watches = []
+        freeWatchSlots = []
+        for case let job? in slots {
             if job.ownsTerminal {
                 TerminalControl.takeTerminalBack()
             }
@@ -102,10 +115,6 @@ public final class ProcessRunner: CommandRunner {
         }
         slots = []
         freeSlots = []
-        for leftover in leftoverGroups {
-            ProcessGroup.send(SIGKILL, to: leftover.processGroup)
-        }
-        leftoverGroups = []
         spawner.stopThreads()
     }
 
@@ -119,9 +128,8 @@ public final class ProcessRunner: CommandRunner {
         case .leaderExit(let slot, let serial):
             guard let job = job(in: slot), job.serial == serial, job.pidFD >= 0 else { return }
             leaderExited(job, events: &events)
-        case .memberExit(let slot, let generation, let index):
-            guard let job = job(in: slot), job.membersGeneration == generation else { return }
-            memberExited(job, index: Int(index), events: &events)
+        case .memberExit(let watch, let generation, let index):
+            memberExited(watch: watch, generation: generation, index: Int(index), events: &events)
         }
     }
 
@@ -129,49 +137,37 @@ public final class ProcessRunner: CommandRunner {
         slot < slots.count ? slots[slot] : nil
     }
 
-    /// SIGTERM now and SIGKILL after the grace period, or SIGKILL now.
+    /// SIGTERM now and SIGKILL after the grace period, or SIGKILL now, to a running command.
     func terminate(_ job: RunningJob, immediately: Bool, now: UInt64) {
+        guard !job.killed else { return }
         if immediately {
-            if !job.killed { killGroup(of: job, now: now) }
-        } else if !job.killed {
+            killGroup(of: job)
+        } else {
             ProcessGroup.send(SIGTERM, to: job.pid)
             job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
         }
     }
 
-    private func killGroup(of job: RunningJob, now: UInt64) {
-        // Sent even when the leader has exited: members that ignored SIGTERM are still in it.
+    private func killGroup(of job: RunningJob) {
+        // The whole group: members that ignore SIGTERM must not outlive their shell.
         ProcessGroup.send(SIGKILL, to: job.pid)
         job.killed = true
-        if case .awaitingGroup = job.phase, job.giveUpDeadline == nil {
-            job.giveUpDeadline = now + Self.giveUpAfterKill
-        }
     }
 
     static let giveUpAfterKill: UInt64 = 1_000_000_000
 
     private func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
-        for case let job? in slots {
-            if case .running = job.phase, !job.isTerminating, let deadline = job.timeoutDeadline,
-                now >= deadline
-            {
+        for case let job? in slots where job.pidFD >= 0 {
+            if !job.isTerminating, let deadline = job.timeoutDeadline, now >= deadline {
                 job.timedOut = true
                 terminate(job, immediately: false, now: now)
             }
             if !job.killed, let deadline = job.killDeadline, now >= deadline {
-                killGroup(of: job, now: now)
-            }
-            if case .awaitingGroup(let termination) = job.phase,
-                let deadline = job.giveUpDeadline, now >= deadline
-            {
-                finish(job, termination: termination, events: &events)
+                killGroup(of: job)
             }
         }
-        if leftoverGroups.contains(where: { $0.killDeadline <= now }) {
-            for leftover in leftoverGroups where leftover.killDeadline <= now {
-                ProcessGroup.send(SIGKILL, to: leftover.processGroup)
-            }
-            leftoverGroups.removeAll { $0.killDeadline <= now }
+        for case let watch? in watches {
+            fireDeadlines(of: watch, now: now, events: &events)
         }
     }
 
@@ -180,8 +176,8 @@ public final class ProcessRunner: CommandRunner {
         for case let job? in slots {
             next = min(next, job.nextDeadline ?? .max)
         }
-        for leftover in leftoverGroups {
-            next = min(next, leftover.killDeadline)
+        for case let watch? in watches {
+            next = min(next, watch.nextDeadline ?? .max)
         }
         guard next != .max else { return -1 }
         let now = MonotonicClock.now()

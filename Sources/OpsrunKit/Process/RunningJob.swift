@@ -2,14 +2,6 @@ import Glibc
 
 /// The runner's record of one job, from `start` to `.finished`.
 final class RunningJob {
-    enum Phase {
-        /// The current command's leader is running (or has exited and is about to be reaped).
-        case running
-        /// A terminated command's leader has ended; members of its group are still running and
-        /// the job finishes when they are gone (or SIGKILL was sent and they stay unreachable).
-        case awaitingGroup(Termination)
-    }
-
     let job: CommandJob
     let slot: Int
     /// `job.environment` as C strings, made once for all its commands.
@@ -17,7 +9,6 @@ final class RunningJob {
     let startNanoseconds: UInt64
     let timeoutDeadline: UInt64?
 
-    var phase = Phase.running
     var commandIndex = 0
     /// Told apart from the job's earlier commands in poll tokens.
     var serial: UInt32 = 0
@@ -28,18 +19,16 @@ final class RunningJob {
     var standardError: Int32 = -1
     var ownsTerminal = false
 
-    /// pidfds of the group members awaited (-1 once exited), and which scan of the group found them.
-    var members: [Int32] = []
-    var membersGeneration: UInt16 = 0
+    /// A terminated command's group, once its shell has exited: the job finishes when the group
+    /// is gone, so the engine, told it ended, may exit without cutting the grace period short for
+    /// members that trap SIGTERM.
+    var watch: GroupWatch?
 
     var timedOut = false
     var terminatedByRequest = false
-    /// When the group gets SIGKILL, once SIGTERM was sent.
+    /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
     var killDeadline: UInt64?
     var killed = false
-    /// After SIGKILL, how long to wait for members before finishing anyway (a process stuck in
-    /// uninterruptible sleep must not hang opsrun).
-    var giveUpDeadline: UInt64?
 
     init(job: CommandJob, slot: Int, now: UInt64) {
         self.job = job
@@ -51,15 +40,11 @@ final class RunningJob {
 
     var isTerminating: Bool { timedOut || terminatedByRequest }
 
-    /// The earliest moment something must happen to this job without any event.
+    /// The earliest moment something must happen to this job's running command without any event.
     var nextDeadline: UInt64? {
-        var earliest: UInt64?
-        func consider(_ deadline: UInt64?) {
-            if let deadline, deadline < (earliest ?? .max) { earliest = deadline }
-        }
-        if case .running = phase, !isTerminating { consider(timeoutDeadline) }
-        if !killed { consider(killDeadline) }
-        consider(giveUpDeadline)
-        return earliest
+        guard pidFD >= 0 else { return nil }
+        let timeout = isTerminating ? nil : timeoutDeadline
+        let kill = killed ? nil : killDeadline
+        return [timeout, kill].compactMap { $0 }.min()
     }
 }
