@@ -18,9 +18,12 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // Static inline wrappers for syscalls and glibc spawn actions Swift cannot call directly;
+        // only Process/ imports it.
+        .target(name: "CProcessShims"),
         .target(
             name: "OpsrunKit",
-            dependencies: ["CYAML"]
+            dependencies: ["CYAML", "CProcessShims"]
         ),
         .executableTarget(
             name: "opsrun",

@@ -1,0 +1,167 @@
+import CProcessShims
+import Glibc
+
+/// A command that was spawned: its pid (also its process group) and our ends of its pipes.
+struct SpawnedCommand {
+    var pid: pid_t
+    /// -1 for an interactive command, which writes to opsrun's own outputs.
+    var standardOutput: Int32
+    var standardError: Int32
+}
+
+/// The one place that calls `posix_spawn`: `/bin/sh -c <command>`, in a process group of its own.
+final class CommandSpawner {
+    enum Outcome {
+        case spawned(SpawnedCommand)
+        /// Says why, for `JobResult.spawnFailure`.
+        case failed(String)
+    }
+
+    private static let shell = "/bin/sh"
+    /// The same for every command: each is the leader of a new group (pgroup 0), with an empty
+    /// signal mask and the default disposition of every catchable signal (opsrun blocks SIGINT and
+    /// SIGTERM and ignores SIGPIPE, and an ignored disposition would survive exec).
+    private let attributes: UnsafeMutablePointer<posix_spawnattr_t>
+    private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
+
+    init() {
+        attributes = .allocate(capacity: 1)
+        posix_spawnattr_init(attributes)
+        posix_spawnattr_setflags(attributes, cps_spawn_flags())
+        posix_spawnattr_setpgroup(attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(attributes, &noSignals)
+        var catchable = sigset_t()
+        sigfillset(&catchable)
+        sigdelset(&catchable, SIGKILL)
+        sigdelset(&catchable, SIGSTOP)
+        posix_spawnattr_setsigdefault(attributes, &catchable)
+    }
+
+    deinit {
+        stopThreads()
+        posix_spawnattr_destroy(attributes)
+        attributes.deallocate()
+    }
+
+    func stopThreads() {
+        for thread in priorityThreads.values {
+            thread.stop()
+        }
+        priorityThreads = [:]
+    }
+
+    /// Spawns `command` for `job`. With `handOverTerminal`, the child's group becomes the
+    /// terminal's foreground group before it runs.
+    func spawn(
+        _ command: String, of job: CommandJob, environment: CStringArray, handOverTerminal: Bool
+    ) -> Outcome {
+        var output: (read: Int32, write: Int32) = (-1, -1)
+        var error: (read: Int32, write: Int32) = (-1, -1)
+        defer {
+            // The child has its own copies by now (or failed); ours must go, or EOF never comes.
+            if output.write >= 0 { close(output.write) }
+            if error.write >= 0 { close(error.write) }
+        }
+        if !job.interactive {
+            guard let first = Self.makePipe() else {
+                return .failed("cannot create a pipe: \(Self.message(errno))")
+            }
+            guard let second = Self.makePipe() else {
+                let reason = Self.message(errno)
+                close(first.read)
+                close(first.write)
+                return .failed("cannot create a pipe: \(reason)")
+            }
+            output = first
+            error = second
+        }
+        let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
+        posix_spawn_file_actions_init(actions)
+        defer {
+            posix_spawn_file_actions_destroy(actions)
+            actions.deallocate()
+        }
+        var parentHandsOver = false
+        var status = cps_spawn_add_chdir(actions, job.workingDirectory)
+        if status == 0 && !job.interactive {
+            status = posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)
+            if status == 0 { status = posix_spawn_file_actions_adddup2(actions, output.write, 1) }
+            if status == 0 { status = posix_spawn_file_actions_adddup2(actions, error.write, 2) }
+        }
+        // Ours are all O_CLOEXEC; this also keeps out any descriptor other code left inheritable.
+        if status == 0 { status = cps_spawn_add_closefrom(actions, 3) }
+        if status == 0 && handOverTerminal && cps_spawn_add_tcsetpgrp(actions, 0) == ENOSYS {
+            parentHandsOver = true
+        }
+        var pid: pid_t = 0
+        if status == 0 {
+            let arguments = CStringArray([Self.shell, "-c", command])
+            defer { arguments.free() }
+            func spawnFromThisThread() -> Int32 {
+                posix_spawn(
+                    &pid, arguments.pointer[0]!, actions, attributes, arguments.pointer,
+                    environment.pointer)
+            }
+            if let thread = priorityThread(for: job.qualityOfService) {
+                thread.run { status = spawnFromThisThread() }
+            } else {
+                status = spawnFromThisThread()
+            }
+        }
+        guard status == 0 else {
+            if output.read >= 0 { close(output.read) }
+            if error.read >= 0 { close(error.read) }
+            return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
+        }
+        if parentHandsOver {
+            TerminalControl.giveTerminal(to: pid)
+        }
+        return .spawned(
+            SpawnedCommand(pid: pid, standardOutput: output.read, standardError: error.read))
+    }
+
+    /// The thread to spawn from for a lowered priority; nil for the run loop's own thread.
+    private func priorityThread(for qualityOfService: QualityOfService) -> PrioritySpawnerThread? {
+        guard qualityOfService.niceness > 0 else { return nil }
+        if let thread = priorityThreads[qualityOfService] { return thread }
+        let thread = PrioritySpawnerThread(
+            niceness: qualityOfService.niceness,
+            idleInputOutput: qualityOfService == .background)
+        priorityThreads[qualityOfService] = thread
+        return thread
+    }
+
+    /// A pipe with both ends close-on-exec and the read end (ours) non-blocking; the child's end
+    /// stays blocking, as a program expects of its standard output.
+    private static func makePipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard cps_pipe_cloexec(&ends) == 0 else { return nil }
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        return (ends[0], ends[1])
+    }
+
+    /// posix_spawn reports a failed chdir and a failed exec alike, by errno; the directory is
+    /// checked only now, on the failure path, so the common path pays nothing for the message.
+    private static func describeFailure(_ code: Int32, workingDirectory: String) -> String {
+        var information = stat()
+        if stat(workingDirectory, &information) != 0 {
+            if errno == ENOENT || errno == ENOTDIR {
+                return "working directory '\(workingDirectory)' does not exist"
+            }
+            return "cannot use working directory '\(workingDirectory)': \(message(errno))"
+        }
+        if information.st_mode & S_IFMT != S_IFDIR {
+            return "working directory '\(workingDirectory)' is not a directory"
+        }
+        if access(workingDirectory, X_OK) != 0 {
+            return "cannot enter working directory '\(workingDirectory)': \(message(errno))"
+        }
+        return "cannot run \(shell): \(message(code))"
+    }
+
+    private static func message(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}

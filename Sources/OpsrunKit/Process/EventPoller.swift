@@ -1,0 +1,62 @@
+import CProcessShims
+import Glibc
+
+/// One epoll set over the children's pipes and pidfds, plus a signalfd for SIGINT and SIGTERM.
+///
+/// pidfds rather than SIGCHLD: a pidfd is one more descriptor in the same epoll set, says which
+/// child ended without a `waitpid` sweep, needs no process-wide signal mask for SIGCHLD (which a
+/// library cannot impose on threads it did not create), and never reaps a child some other code
+/// in the process spawned, as a `waitpid(-1)` on SIGCHLD could.
+final class EventPoller {
+    private let epollFD: Int32
+    private let signalFD: Int32
+    private let tokens: UnsafeMutablePointer<UInt64>
+    private static let capacity: Int32 = 64
+
+    init() {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        precondition(epollFD >= 0, "epoll_create1 failed: errno \(errno)")
+        // The signalfd only ever sees signals that are blocked; when the CLI has not blocked them
+        // (as in tests) it stays silent and they act as usual.
+        var signals = SignalHandling.terminationSignals
+        signalFD = signalfd(-1, &signals, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+        precondition(signalFD >= 0, "signalfd failed: errno \(errno)")
+        tokens = .allocate(capacity: Int(Self.capacity))
+        add(signalFD, .signal)
+    }
+
+    deinit {
+        close(signalFD)
+        close(epollFD)
+        tokens.deallocate()
+    }
+
+    func add(_ descriptor: Int32, _ token: PollToken) {
+        let status = cps_epoll_add(epollFD, descriptor, token.rawValue)
+        precondition(status == 0, "epoll_ctl(ADD) failed: errno \(errno)")
+    }
+
+    /// Unregisters and closes a descriptor. The explicit removal matters: epoll forgets a
+    /// descriptor on close only if no copy of it survives anywhere (say, in a child another thread
+    /// is forking), and a forgotten one at EOF would wake every wait.
+    func removeAndClose(_ descriptor: Int32) {
+        _ = cps_epoll_remove(epollFD, descriptor)
+        close(descriptor)
+    }
+
+    /// Blocks up to `timeoutMilliseconds` (-1: no limit) and returns what became ready.
+    func wait(timeoutMilliseconds: Int32) -> [PollToken] {
+        let count = cps_epoll_wait(epollFD, tokens, Self.capacity, timeoutMilliseconds)
+        guard count > 0 else { return [] }  // a timeout, or EINTR
+        return (0..<Int(count)).map { PollToken(rawValue: tokens[$0]) }
+    }
+
+    /// The signals queued on the signalfd, oldest first.
+    func takeSignals() -> [Int32] {
+        var signals: [Int32] = []
+        while case let signal = cps_signalfd_read(signalFD), signal > 0 {
+            signals.append(signal)
+        }
+        return signals
+    }
+}

@@ -1,0 +1,170 @@
+import CProcessShims
+import Glibc
+
+/// A job's commands, one after the other: spawn, read, reap, and the end of the job.
+extension ProcessRunner {
+    /// Spawns `job.commands[job.commandIndex]`; on failure the job finishes with `spawnFailure`.
+    func spawnCurrentCommand(of job: RunningJob, events: inout [RunnerEvent]) {
+        let handOver = job.job.interactive && TerminalControl.canHandOver()
+        let outcome = spawner.spawn(
+            job.job.commands[job.commandIndex], of: job.job, environment: job.environment,
+            handOverTerminal: handOver)
+        switch outcome {
+        case .failed(let message):
+            finish(job, termination: .exited(127), spawnFailure: message, events: &events)
+        case .spawned(let command):
+            job.serial &+= 1
+            job.pid = command.pid
+            job.ownsTerminal = handOver
+            job.standardOutput = command.standardOutput
+            job.standardError = command.standardError
+            let pidFD = cps_pidfd_open(command.pid)
+            guard pidFD >= 0 else {
+                // Without a pidfd there is no way to learn of its exit here; undo the spawn.
+                let reason = String(cString: strerror(errno))
+                ProcessGroup.send(SIGKILL, to: command.pid)
+                var status: Int32 = 0
+                while waitpid(command.pid, &status, 0) < 0 && errno == EINTR {}
+                finish(
+                    job, termination: .exited(127),
+                    spawnFailure: "cannot watch the process (pidfd_open needs Linux 5.3): \(reason)",
+                    events: &events)
+                return
+            }
+            job.pidFD = pidFD
+            poller.add(pidFD, .leaderExit(slot: job.slot, serial: job.serial))
+            if command.standardOutput >= 0 {
+                poller.add(
+                    command.standardOutput,
+                    .output(slot: job.slot, serial: job.serial, .standardOutput))
+                poller.add(
+                    command.standardError,
+                    .output(slot: job.slot, serial: job.serial, .standardError))
+            }
+            events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
+        }
+    }
+
+    /// One read of one chunk (level-triggered epoll asks again while more is waiting), so a
+    /// batch of events stays bounded however fast children write.
+    func readChunk(of job: RunningJob, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
+        let descriptor = stream == .standardOutput ? job.standardOutput : job.standardError
+        guard descriptor >= 0 else { return }
+        let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
+        if count > 0 {
+            events.append(output(of: job, stream, count: count))
+        } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+            closeOutput(of: job, stream)
+        }
+    }
+
+    /// The command's shell ended: reap it, drain what it wrote, deal with what is left of its
+    /// group, and go on to the next command or finish.
+    func leaderExited(_ job: RunningJob, events: inout [RunnerEvent]) {
+        var status: Int32 = 0
+        var reaped: pid_t
+        repeat { reaped = waitpid(job.pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
+        if reaped == 0 { return }  // not waitable yet; the pidfd stays readable and says so again
+        // ECHILD (someone else reaped it) leaves the status unknown: report it as a failure.
+        let termination = reaped > 0 ? Termination(waitStatus: status) : .exited(255)
+        poller.removeAndClose(job.pidFD)
+        job.pidFD = -1
+        drain(job, .standardOutput, events: &events)
+        drain(job, .standardError, events: &events)
+        if job.ownsTerminal {
+            TerminalControl.takeTerminalBack()
+            job.ownsTerminal = false
+        }
+        let now = MonotonicClock.now()
+        // Checked just after the reap: a zombie leader would keep the group answering `kill`, and
+        // the number cannot be reused by another group leader within these microseconds.
+        let watch = watchGroup(job.pid)
+        if job.isTerminating, let watch {
+            watch.owner = job
+            watch.ownerTermination = termination
+            job.watch = watch
+            if job.killed {
+                watch.giveUpDeadline = now + Self.giveUpAfterKill
+            } else {
+                watch.killDeadline = job.killDeadline
+            }
+            return
+        }
+        if let watch {
+            // A leftover (`sleep 60 &`, a daemon that kept the group): SIGTERM now, SIGKILL after
+            // the grace period, whether or not the job goes on.
+            ProcessGroup.send(SIGTERM, to: watch.processGroup)
+            watch.killDeadline = now + graceNanoseconds
+        }
+        if job.isTerminating {
+            finish(job, termination: termination, events: &events)
+            return
+        }
+        if termination.succeeded && job.commandIndex + 1 < job.job.commands.count {
+            job.commandIndex += 1
+            spawnCurrentCommand(of: job, events: &events)
+        } else {
+            finish(job, termination: termination, events: &events)
+        }
+    }
+
+    /// Reads what is in the pipe now, up to `drainLimit`, then closes it. Stops at EAGAIN rather
+    /// than waiting for EOF: a grandchild may hold the pipe open for as long as it lives.
+    private func drain(_ job: RunningJob, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
+        let descriptor = stream == .standardOutput ? job.standardOutput : job.standardError
+        guard descriptor >= 0 else { return }
+        var total = 0
+        while total < Self.drainLimit {
+            let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
+            if count > 0 {
+                events.append(output(of: job, stream, count: count))
+                total += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        closeOutput(of: job, stream)
+    }
+
+    private func output(of job: RunningJob, _ stream: OutputStreamKind, count: Int)
+        -> RunnerEvent
+    {
+        .output(jobID: job.job.id, stream, Array(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])))
+    }
+
+    private func closeOutput(of job: RunningJob, _ stream: OutputStreamKind) {
+        if stream == .standardOutput {
+            poller.removeAndClose(job.standardOutput)
+            job.standardOutput = -1
+        } else {
+            poller.removeAndClose(job.standardError)
+            job.standardError = -1
+        }
+    }
+
+    func finish(
+        _ job: RunningJob, termination: Termination, spawnFailure: String? = nil,
+        events: inout [RunnerEvent]
+    ) {
+        closeDescriptors(of: job)
+        job.environment.free()
+        slots[job.slot] = nil
+        freeSlots.append(job.slot)
+        let result = JobResult(
+            termination: termination, commandIndex: job.commandIndex, timedOut: job.timedOut,
+            terminatedByRequest: job.terminatedByRequest, spawnFailure: spawnFailure,
+            startNanoseconds: job.startNanoseconds, endNanoseconds: MonotonicClock.now())
+        events.append(.finished(jobID: job.job.id, result))
+    }
+
+    func closeDescriptors(of job: RunningJob) {
+        for descriptor in [job.pidFD, job.standardOutput, job.standardError] where descriptor >= 0 {
+            poller.removeAndClose(descriptor)
+        }
+        job.pidFD = -1
+        job.standardOutput = -1
+        job.standardError = -1
+    }
+}

@@ -1,0 +1,188 @@
+import CProcessShims
+import Glibc
+
+/// The real `CommandRunner`: the only code in opsrun that spawns processes.
+///
+/// Driven from one thread, the engine's run loop: `start` spawns and returns, `waitForEvents`
+/// blocks in epoll over every child's pipes and pidfd and a signalfd, with a timeout equal to the
+/// nearest deadline (a job's timeout, a SIGKILL due after the grace period). No locks on this path.
+///
+/// Each command is `/bin/sh -c <command>`, leader of its own process group, stdin `/dev/null`,
+/// stdout and stderr to pipes. When a command's shell exits, what it wrote is drained, and whatever
+/// is left of its group (a `sleep 60 &`, a grandchild holding the pipe) gets SIGTERM, then SIGKILL
+/// after the grace period: nothing a task started outlives opsrun.
+public final class ProcessRunner: CommandRunner {
+    let graceNanoseconds: UInt64
+    let poller = EventPoller()
+    let spawner = CommandSpawner()
+    /// Running jobs by slot (the slot is in every poll token); nil slots are free.
+    var slots: [RunningJob?] = []
+    var freeSlots: [Int] = []
+    /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
+    var watches: [GroupWatch?] = []
+    var freeWatchSlots: [Int] = []
+    /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
+    var pendingEvents: [RunnerEvent] = []
+    /// One buffer for every read; each chunk is copied out into its `.output` event.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: ProcessRunner.chunkSize, alignment: 16)
+    private var isShutDown = false
+
+    static let chunkSize = 64 * 1024
+    /// What is drained from a pipe after its command exits: enough for everything written before
+    /// the exit (a pipe holds at most 1 MiB unprivileged) without chasing a grandchild that keeps
+    /// writing.
+    static let drainLimit = 1024 * 1024
+
+    public init(graceMilliseconds: Int = 5000) {
+        graceNanoseconds = UInt64(max(0, graceMilliseconds)) * 1_000_000
+    }
+
+    deinit {
+        shutdown()
+        readBuffer.deallocate()
+    }
+
+    public func start(_ job: CommandJob) {
+        precondition(!isShutDown, "ProcessRunner used after shutdown()")
+        let slot = freeSlots.popLast() ?? slots.count
+        let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
+        if slot == slots.count { slots.append(running) } else { slots[slot] = running }
+        if job.commands.isEmpty {
+            finish(running, termination: .exited(0), events: &pendingEvents)
+        } else {
+            spawnCurrentCommand(of: running, events: &pendingEvents)
+        }
+    }
+
+    public func waitForEvents() -> [RunnerEvent] {
+        var events = pendingEvents
+        pendingEvents = []
+        repeat {
+            // With events in hand, only collect what is already ready; never block.
+            let timeout = events.isEmpty ? millisecondsUntilNextDeadline() : 0
+            for token in poller.wait(timeoutMilliseconds: timeout) {
+                handle(token, events: &events)
+            }
+            fireDeadlines(now: MonotonicClock.now(), events: &events)
+        } while events.isEmpty
+        return events
+    }
+
+    public func terminateAll(immediately: Bool) {
+        let now = MonotonicClock.now()
+        for case let job? in slots {
+            job.terminatedByRequest = true
+            if job.pidFD >= 0 {
+                terminate(job, immediately: immediately, now: now)
+            }
+        }
+        // Groups of jobs that were already terminating, and with `immediately` leftovers too
+        // (which had their SIGTERM when their command ended).
+        for case let watch? in watches where immediately || watch.owner != nil {
+            terminateGroup(of: watch, immediately: immediately, now: now)
+        }
+    }
+
+    /// SIGKILLs every process group still known, running or left over, reaps what it spawned,
+    /// and releases every descriptor and thread; for when opsrun exits. Idempotent; `deinit`
+    /// calls it too.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        for case let job? in slots where job.pidFD >= 0 {
+            ProcessGroup.send(SIGKILL, to: job.pid)
+            var status: Int32 = 0
+            while waitpid(job.pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        for case let watch? in watches {
+            if watch.hasRunningMembers {
+                ProcessGroup.send(SIGKILL, to: watch.processGroup)
+            }
+            for descriptor in watch.members where descriptor >= 0 {
+                poller.removeAndClose(descriptor)
+            }
+            watch.owner = nil
+        }
+        watches = []
+        freeWatchSlots = []
+        for case let job? in slots {
+            if job.ownsTerminal {
+                TerminalControl.takeTerminalBack()
+            }
+            closeDescriptors(of: job)
+            job.environment.free()
+        }
+        slots = []
+        freeSlots = []
+        spawner.stopThreads()
+    }
+
+    private func handle(_ token: PollToken, events: inout [RunnerEvent]) {
+        switch token {
+        case .signal:
+            events.append(contentsOf: poller.takeSignals().map(RunnerEvent.signal))
+        case .output(let slot, let serial, let stream):
+            guard let job = job(in: slot), job.serial == serial else { return }
+            readChunk(of: job, stream, events: &events)
+        case .leaderExit(let slot, let serial):
+            guard let job = job(in: slot), job.serial == serial, job.pidFD >= 0 else { return }
+            leaderExited(job, events: &events)
+        case .memberExit(let watch, let generation, let index):
+            memberExited(watch: watch, generation: generation, index: Int(index), events: &events)
+        }
+    }
+
+    private func job(in slot: Int) -> RunningJob? {
+        slot < slots.count ? slots[slot] : nil
+    }
+
+    /// SIGTERM now and SIGKILL after the grace period, or SIGKILL now, to a running command.
+    func terminate(_ job: RunningJob, immediately: Bool, now: UInt64) {
+        guard !job.killed else { return }
+        if immediately {
+            killGroup(of: job)
+        } else {
+            ProcessGroup.send(SIGTERM, to: job.pid)
+            job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
+        }
+    }
+
+    private func killGroup(of job: RunningJob) {
+        // The whole group: members that ignore SIGTERM must not outlive their shell.
+        ProcessGroup.send(SIGKILL, to: job.pid)
+        job.killed = true
+    }
+
+    static let giveUpAfterKill: UInt64 = 1_000_000_000
+
+    private func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
+        for case let job? in slots where job.pidFD >= 0 {
+            if !job.isTerminating, let deadline = job.timeoutDeadline, now >= deadline {
+                job.timedOut = true
+                terminate(job, immediately: false, now: now)
+            }
+            if !job.killed, let deadline = job.killDeadline, now >= deadline {
+                killGroup(of: job)
+            }
+        }
+        for case let watch? in watches {
+            fireDeadlines(of: watch, now: now, events: &events)
+        }
+    }
+
+    private func millisecondsUntilNextDeadline() -> Int32 {
+        var next = UInt64.max
+        for case let job? in slots {
+            next = min(next, job.nextDeadline ?? .max)
+        }
+        for case let watch? in watches {
+            next = min(next, watch.nextDeadline ?? .max)
+        }
+        guard next != .max else { return -1 }
+        let now = MonotonicClock.now()
+        guard next > now else { return 0 }
+        // Rounded up: waking a little early would only find nothing due and wait again.
+        return Int32(clamping: (next - now + 999_999) / 1_000_000)
+    }
+}

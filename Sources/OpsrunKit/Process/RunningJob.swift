@@ -1,0 +1,50 @@
+import Glibc
+
+/// The runner's record of one job, from `start` to `.finished`.
+final class RunningJob {
+    let job: CommandJob
+    let slot: Int
+    /// `job.environment` as C strings, made once for all its commands.
+    let environment: CStringArray
+    let startNanoseconds: UInt64
+    let timeoutDeadline: UInt64?
+
+    var commandIndex = 0
+    /// Told apart from the job's earlier commands in poll tokens.
+    var serial: UInt32 = 0
+    /// The current command's pid, which is also its process group id.
+    var pid: pid_t = 0
+    var pidFD: Int32 = -1
+    var standardOutput: Int32 = -1
+    var standardError: Int32 = -1
+    var ownsTerminal = false
+
+    /// A terminated command's group, once its shell has exited: the job finishes when the group
+    /// is gone, so the engine, told it ended, may exit without cutting the grace period short for
+    /// members that trap SIGTERM.
+    var watch: GroupWatch?
+
+    var timedOut = false
+    var terminatedByRequest = false
+    /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
+    var killDeadline: UInt64?
+    var killed = false
+
+    init(job: CommandJob, slot: Int, now: UInt64) {
+        self.job = job
+        self.slot = slot
+        environment = CStringArray(job.environment)
+        startNanoseconds = now
+        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
+    }
+
+    var isTerminating: Bool { timedOut || terminatedByRequest }
+
+    /// The earliest moment something must happen to this job's running command without any event.
+    var nextDeadline: UInt64? {
+        guard pidFD >= 0 else { return nil }
+        let timeout = isTerminating ? nil : timeoutDeadline
+        let kill = killed ? nil : killDeadline
+        return [timeout, kill].compactMap { $0 }.min()
+    }
+}

@@ -1,0 +1,25 @@
+import Glibc
+
+/// How opsrun takes SIGINT and SIGTERM: blocked in every thread, read from a signalfd by the runner.
+public enum SignalHandling {
+    /// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread created after it),
+    /// and ignores SIGPIPE, so a write to a closed pipe is an error rather than death.
+    ///
+    /// Call it first thing in `main`, before any thread exists: a signal blocked in one thread
+    /// only is delivered to another and kills the process. Children get an empty mask and default
+    /// dispositions back from `ProcessRunner`'s spawn attributes.
+    public static func blockTerminationSignals() {
+        var signals = terminationSignals
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// SIGINT and SIGTERM: what the runner's signalfd listens for.
+    static var terminationSignals: sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        return signals
+    }
+}

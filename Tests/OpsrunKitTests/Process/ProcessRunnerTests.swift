@@ -1,0 +1,163 @@
+import Foundation
+import OpsrunKit
+import Testing
+
+@Suite struct ProcessRunnerTests {
+    @Test func outputArrivesIntactInOrderOnTheRightStream() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["printf 'first\\n'; printf 'oops\\n' >&2; seq 1 100000"]))
+        let numbers = (1...100_000).map { "\($0)\n" }.joined()
+        #expect(log.outputText == "first\n" + numbers)
+        #expect(log.errorText == "oops\n")
+        #expect(log.commandsStarted == [0])
+        #expect(log.result?.termination == .exited(0))
+        #expect(log.result?.succeeded == true)
+        #expect(log.eventsAfterFinish == 0)
+    }
+
+    @Test func exitCodesAndSignalsAreReported() {
+        let driver = RunnerDriver()
+        driver.start(makeJob(1, ["exit 3"]))
+        driver.start(makeJob(2, ["kill -9 $$"]))
+        driver.start(makeJob(3, ["kill -TERM $$"]))
+        driver.run()
+        #expect(driver.logs[1]?.result?.termination == .exited(3))
+        #expect(driver.logs[2]?.result?.termination == .signaled(SIGKILL))
+        #expect(driver.logs[3]?.result?.termination == .signaled(SIGTERM))
+        #expect(driver.logs[2]?.result?.succeeded == false)
+    }
+
+    @Test func commandListStopsAtTheFirstFailure() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["echo a", "echo b; exit 4", "echo c"]))
+        #expect(log.outputText == "a\nb\n")
+        #expect(log.commandsStarted == [0, 1])
+        #expect(log.result?.commandIndex == 1)
+        #expect(log.result?.termination == .exited(4))
+    }
+
+    @Test func everyCommandRunsWhenEachSucceeds() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["echo a", "echo b", "echo c"]))
+        #expect(log.outputText == "a\nb\nc\n")
+        #expect(log.commandsStarted == [0, 1, 2])
+        #expect(log.result?.commandIndex == 2)
+        #expect(log.result?.termination == .exited(0))
+        let result = log.result!
+        #expect(result.startNanoseconds > 0 && result.endNanoseconds >= result.startNanoseconds)
+    }
+
+    @Test func environmentIsExactlyTheJobsAndDirectoryIsHonoured() {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let driver = RunnerDriver()
+        let log = driver.runJob(
+            makeJob(
+                ["env | sort; pwd -P"], directory: directory,
+                environment: ["PATH=/usr/bin:/bin", "GREETING=hi there"]))
+        // The shell adds PWD itself; nothing of the test process's environment may leak in.
+        #expect(
+            log.outputText
+                == "GREETING=hi there\nPATH=/usr/bin:/bin\nPWD=\(directory)\n\(directory)\n")
+    }
+
+    @Test func missingWorkingDirectoryIsASpawnFailure() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["echo never"], directory: "/nonexistent/opsrun-x"))
+        #expect(log.result?.spawnFailure == "working directory '/nonexistent/opsrun-x' does not exist")
+        #expect(log.result?.termination == .exited(127))
+        #expect(log.result?.commandIndex == 0)
+        #expect(log.result?.succeeded == false)
+        #expect(log.commandsStarted == [])
+        #expect(log.standardOutput.isEmpty)
+    }
+
+    @Test func directoryRemovedByAnEarlierCommandFailsTheNextSpawn() {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["rmdir \"$PWD\"", "echo never"], directory: directory))
+        #expect(log.result?.spawnFailure == "working directory '\(directory)' does not exist")
+        #expect(log.result?.commandIndex == 1)
+        #expect(log.commandsStarted == [0])
+    }
+
+    @Test func standardInputIsDevNull() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["cat; readlink /proc/self/fd/0"]))
+        #expect(log.outputText == "/dev/null\n")
+        #expect(log.result?.termination == .exited(0))
+    }
+
+    @Test func eachCommandLeadsItsOwnProcessGroup() {
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["echo \"$$ $(cut -d' ' -f5 /proc/$$/stat)\""]))
+        let fields = log.outputText.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        #expect(fields.count == 2 && fields[0] == fields[1])
+        #expect(fields.first.map { pid_t($0) != getpgrp() } == true)
+    }
+
+    @Test func childrenGetAnEmptySignalMaskAndDefaultDispositions() {
+        // Block SIGTERM in this thread and ignore SIGPIPE, as the CLI does; the child must see
+        // neither.
+        var terminate = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&terminate)
+        sigaddset(&terminate, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &terminate, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let previousPipe = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previousPipe) }
+        let driver = RunnerDriver()
+        let log = driver.runJob(makeJob(["grep -E '^Sig(Blk|Ign)' /proc/self/status"]))
+        let masks = log.outputText.split(separator: "\n").map {
+            UInt64($0.split(separator: "\t").last ?? "", radix: 16)
+        }
+        // Bit n-1 is signal n. glibc's posix_spawn itself leaves its two internal signals (32, 33,
+        // reserved for its threads) ignored; every signal a program can use must be at default.
+        let glibcInternal: UInt64 = 1 << 31 | 1 << 32
+        #expect(masks.count == 2)
+        #expect(masks.first == 0)
+        #expect(masks.last.flatMap { $0.map { $0 & ~glibcInternal } } == 0)
+    }
+
+    @Test func twoJobsWritingTwentyMegabytesOnEachStreamLoseNoByte() {
+        let size = 20 * 1024 * 1024
+        // 16-byte lines, so every byte's expected value follows from its offset.
+        let writer = "yes 0123456789abcde | head -c \(size)"
+        let command = "\(writer) & \(writer) >&2; wait"
+        let pattern = Array("0123456789abcde\n".utf8)
+        let runner = ProcessRunner()
+        runner.start(makeJob(1, [command]))
+        runner.start(makeJob(2, [command]))
+        var counts: [Int: [OutputStreamKind: Int]] = [1: [:], 2: [:]]
+        var mismatches = 0
+        var largestChunk = 0
+        var results: [Int: JobResult] = [:]
+        while results.count < 2 {
+            for event in runner.waitForEvents() {
+                switch event {
+                case .output(let id, let stream, let bytes):
+                    var offset = counts[id]![stream, default: 0]
+                    for byte in bytes {
+                        if byte != pattern[offset & 15] { mismatches += 1 }
+                        offset += 1
+                    }
+                    counts[id]![stream] = offset
+                    largestChunk = max(largestChunk, bytes.count)
+                case .finished(let id, let result):
+                    results[id] = result
+                default:
+                    break
+                }
+            }
+        }
+        for id in [1, 2] {
+            #expect(counts[id]![.standardOutput] == size)
+            #expect(counts[id]![.standardError] == size)
+            #expect(results[id]?.termination == .exited(0))
+        }
+        #expect(mismatches == 0)
+        #expect(largestChunk <= 64 * 1024)
+    }
+}
