@@ -1,4 +1,3 @@
 extension RunSession {
     public func run(standardOutput: FileDescriptorWriter, standardError: FileDescriptorWriter, environment: [String: String]) -> ExitCode { .usage }
 }
-public enum SignalHandling { public static func blockTerminationSignals() {} }
