@@ -200,17 +200,11 @@ public final class RunPrinter: RunObserver {
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)
             return TaskEnd(kind: .succeeded, detail: duration, shortDetail: duration)
         case .failed, .failedAllowed:
-            let short: String
-            if let result {
-                let last = OutcomeText.attempt(result, timeoutMilliseconds: timeout, withDuration: false)
-                short = attempts > 1 ? "failed after \(attempts) attempts: \(last)" : last
-            } else {
-                short = "failed"
-            }
+            let short = result.map { OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: false) }
+            let detail = result.map { OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: attempts == 1) }
             return TaskEnd(
-                kind: outcome == .failed ? .failed : .failedAllowed,
-                detail: OutcomeText.failure(result, attempts: attempts, timeoutMilliseconds: timeout),
-                shortDetail: short)
+                kind: outcome == .failed ? .failed : .failedAllowed, detail: detail ?? "no result",
+                shortDetail: short ?? "no result", attempts: attempts)
         }
     }
 

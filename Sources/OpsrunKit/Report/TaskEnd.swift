@@ -4,10 +4,16 @@ struct TaskEnd {
     enum Kind { case succeeded, failed, failedAllowed, interrupted }
 
     var kind: Kind
-    /// `1.2s` for a success; otherwise the reason: `exit 2 after 1.3s`, `interrupted by SIGINT`.
+    /// `1.2s` for a success; otherwise the reason: `exit 2 after 1.3s`, `interrupted by SIGINT`
+    /// (without the duration after several attempts: `exit 1`).
     var detail: String
     /// The reason without its duration, for annotations: `exit 2`.
     var shortDetail: String
+    /// Attempts the task made (more than 1 after retries).
+    var attempts = 1
+
+    /// `failed`, or `failed after 3 attempts`.
+    private var failedWords: String { attempts > 1 ? "failed after \(attempts) attempts" : "failed" }
 
     var isFailure: Bool { kind == .failed || kind == .failedAllowed }
 
@@ -16,8 +22,8 @@ struct TaskEnd {
     func line(name: String, style: TerminalStyle) -> String {
         switch kind {
         case .succeeded: "\(style.green("✓")) \(name) \(detail)\n"
-        case .failed: "\(style.red("✗")) \(style.bold(name)) \(style.red(detail))\n"
-        case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow("failed (allowed): \(detail)"))\n"
+        case .failed: "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
+        case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow(result))\n"
         case .interrupted: "\(style.red("■")) \(name) \(detail)\n"
         }
     }
@@ -26,8 +32,8 @@ struct TaskEnd {
     var result: String {
         switch kind {
         case .succeeded: "ok \(detail)"
-        case .failed: "failed: \(detail)"
-        case .failedAllowed: "failed (allowed): \(detail)"
+        case .failed: "\(failedWords): \(detail)"
+        case .failedAllowed: "\(failedWords) (allowed): \(detail)"
         case .interrupted: detail
         }
     }
@@ -45,10 +51,10 @@ struct TaskEnd {
     func annotation(name: String) -> String? {
         switch kind {
         case .failed:
-            "::error title=\(Self.escapeProperty(name))::\(Self.escapeData("\(name) failed: \(shortDetail)"))\n"
+            "::error title=\(Self.escapeProperty(name))::\(Self.escapeData("\(name) \(failedWords): \(shortDetail)"))\n"
         case .failedAllowed:
             "::warning title=\(Self.escapeProperty(name))::"
-                + Self.escapeData("\(name) failed (allowed to fail): \(shortDetail)") + "\n"
+                + Self.escapeData("\(name) \(failedWords) (allowed to fail): \(shortDetail)") + "\n"
         case .succeeded, .interrupted: nil
         }
     }
