@@ -22,7 +22,10 @@ final class Console {
 
     static let clearLine = "\r\u{1B}[K"
 
-    init(standardOutput: any OutputSink, standardError: any OutputSink, width: Int, hasStatusLine: Bool) {
+    init(
+        standardOutput: any OutputSink, standardError: any OutputSink, width: Int,
+        hasStatusLine: Bool
+    ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.width = width

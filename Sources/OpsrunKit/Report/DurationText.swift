@@ -23,7 +23,9 @@ enum DurationText {
     /// `10m`, `1h30m`.
     static func limit(milliseconds: Int) -> String {
         if milliseconds < 1000 { return "\(max(milliseconds, 0))ms" }
-        if milliseconds % 1000 != 0 { return elapsed(nanoseconds: UInt64(milliseconds) * 1_000_000) }
+        if milliseconds % 1000 != 0 {
+            return elapsed(nanoseconds: UInt64(milliseconds) * 1_000_000)
+        }
         let seconds = milliseconds / 1000
         var text = ""
         if seconds >= 3600 { text += "\(seconds / 3600)h" }

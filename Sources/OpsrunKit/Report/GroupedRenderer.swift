@@ -38,7 +38,8 @@ final class GroupedRenderer: OutputRenderer {
 
     func output(_ index: Int, _ stream: OutputStreamKind, _ bytes: [UInt8]) {
         guard let last = bytes.last else { return }
-        spools[index, default: Spooled(spool: OutputSpool(memoryLimit: memoryLimit))].spool.append(bytes)
+        spools[index, default: Spooled(spool: OutputSpool(memoryLimit: memoryLimit))].spool.append(
+            bytes)
         spools[index]!.endsWithNewline = last == UInt8(ascii: "\n")
     }
 
@@ -64,7 +65,9 @@ final class GroupedRenderer: OutputRenderer {
         if githubActions {
             console.write("::group::\(name) (\(end.result))\n")
         } else {
-            console.write(style.dim("──") + " " + style.bold(name) + " " + style.dim("──") + " " + end.coloredResult(style) + "\n")
+            console.write(
+                style.dim("──") + " " + style.bold(name) + " " + style.dim("──") + " "
+                    + end.coloredResult(style) + "\n")
         }
         if var spooled {
             spooled.spool.drain { console.write($0, to: .standardOutput) }

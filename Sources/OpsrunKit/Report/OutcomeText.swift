@@ -6,10 +6,12 @@ enum OutcomeText {
         -> String
     {
         if let why = result.spawnFailure { return "could not start: \(why)" }
-        let duration = DurationText.elapsed(from: result.startNanoseconds, to: result.endNanoseconds)
+        let duration = DurationText.elapsed(
+            from: result.startNanoseconds, to: result.endNanoseconds)
         if result.timedOut {
             // The configured limit reads better than the elapsed time, which overshoots it a little.
-            return "timed out after " + (timeoutMilliseconds.map { DurationText.limit(milliseconds: $0) } ?? duration)
+            return "timed out after "
+                + (timeoutMilliseconds.map { DurationText.limit(milliseconds: $0) } ?? duration)
         }
         let what: String
         switch result.termination {
@@ -24,7 +26,8 @@ enum OutcomeText {
     static func failure(_ result: JobResult?, attempts: Int, timeoutMilliseconds: Int?) -> String {
         guard let result else { return "failed" }
         if attempts > 1 {
-            let last = attempt(result, timeoutMilliseconds: timeoutMilliseconds, withDuration: false)
+            let last = attempt(
+                result, timeoutMilliseconds: timeoutMilliseconds, withDuration: false)
             return "failed after \(attempts) attempts: \(last)"
         }
         return attempt(result, timeoutMilliseconds: timeoutMilliseconds)

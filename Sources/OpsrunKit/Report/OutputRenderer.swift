@@ -33,7 +33,8 @@ final class InterleavedRenderer: OutputRenderer {
     /// `compile $ cc -c main.c`; later lines of a multi-line command are indented under the first.
     func echo(_ index: Int, command: String) {
         let lead = style.cyan(names[index]) + " "
-        let text = commandLines(command).joined(separator: "\n" + String(repeating: " ", count: names[index].count + 3))
+        let text = commandLines(command).joined(
+            separator: "\n" + String(repeating: " ", count: names[index].count + 3))
         console.write(lead + style.dim("$ ") + text + "\n")
     }
 

@@ -44,7 +44,9 @@ struct OutputSpool {
             lseek(fileDescriptor, 0, SEEK_SET)
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let n = chunk.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+                let n = chunk.withUnsafeMutableBytes {
+                    read(fileDescriptor, $0.baseAddress, $0.count)
+                }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 chunk.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -69,13 +71,16 @@ struct OutputSpool {
         let end = lseek(fileDescriptor, 0, SEEK_END)
         let start = max(0, Int(end) - count)
         var bytes = [UInt8](repeating: 0, count: Int(end) - start)
-        let n = bytes.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress, $0.count, off_t(start)) }
+        let n = bytes.withUnsafeMutableBytes {
+            pread(fileDescriptor, $0.baseAddress, $0.count, off_t(start))
+        }
         return n > 0 ? Array(bytes[0..<n]) : []
     }
 
     private static func temporaryFile() -> Int32 {
         // $TMPDIR when set, as mktemp(1) does.
-        let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory =
+            getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(directory)/opsrun-output-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd >= 0 {

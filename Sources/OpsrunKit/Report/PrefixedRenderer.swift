@@ -79,7 +79,8 @@ final class PrefixedRenderer: OutputRenderer {
     private func state(_ index: Int) -> LiveOutput {
         if let task = live[index] { return task }
         let task = LiveOutput(
-            prefix: Array(prefix(names[index]).utf8), standardOutput: LineBuffer(maxPending: lineLimit),
+            prefix: Array(prefix(names[index]).utf8),
+            standardOutput: LineBuffer(maxPending: lineLimit),
             standardError: LineBuffer(maxPending: lineLimit))
         live[index] = task
         return task

@@ -44,12 +44,14 @@ public final class RunPrinter: RunObserver {
 
         /// The options an invocation asks for, in this environment, writing to `standardOutput`.
         public static func resolve(
-            _ invocation: Invocation, environment: [String: String], standardOutput: FileDescriptorWriter
+            _ invocation: Invocation, environment: [String: String],
+            standardOutput: FileDescriptorWriter
         ) -> Options {
             let isTerminal = standardOutput.isTerminal
             return Options(
                 outputMode: invocation.outputMode, verbosity: invocation.verbosity,
-                style: TerminalStyle.resolve(invocation.color, environment: environment, isTerminal: isTerminal),
+                style: TerminalStyle.resolve(
+                    invocation.color, environment: environment, isTerminal: isTerminal),
                 isTerminal: isTerminal, githubActions: environment["GITHUB_ACTIONS"] == "true")
         }
     }
@@ -92,7 +94,8 @@ public final class RunPrinter: RunObserver {
         let names = specs.map(\.name)
         if quiet {
             renderer = GroupedRenderer(
-                console: console, names: names, style: options.style, githubActions: options.githubActions,
+                console: console, names: names, style: options.style,
+                githubActions: options.githubActions,
                 onlyFailures: true, memoryLimit: options.spoolMemoryLimit)
         } else {
             switch options.outputMode {
@@ -139,7 +142,9 @@ public final class RunPrinter: RunObserver {
             }
         case .runStopping(.signal(let signal)):
             if options.verbosity != .quiet {
-                console.write(style.red("■") + " interrupted by \(SignalName.of(signal)): stopping running tasks\n")
+                console.write(
+                    style.red("■")
+                        + " interrupted by \(SignalName.of(signal)): stopping running tasks\n")
                 showStatus()
             }
         case .runStopping(.failure):
@@ -184,9 +189,12 @@ public final class RunPrinter: RunObserver {
         if live[index]?.firstStart == nil { live[index]?.firstStart = previous.startNanoseconds }
         if options.verbosity != .quiet {
             let reason = OutcomeText.attempt(
-                previous, timeoutMilliseconds: specs[index].job.timeoutMilliseconds, withDuration: false)
+                previous, timeoutMilliseconds: specs[index].job.timeoutMilliseconds,
+                withDuration: false)
             console.write(
-                style.yellow("↻") + " \(specs[index].name) attempt \(nextAttempt) of \(specs[index].retries + 1) (\(reason))\n")
+                style.yellow("↻")
+                    + " \(specs[index].name) attempt \(nextAttempt) of \(specs[index].retries + 1) (\(reason))\n"
+            )
         }
         showStatus()
     }
@@ -200,8 +208,12 @@ public final class RunPrinter: RunObserver {
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)
             return TaskEnd(kind: .succeeded, detail: duration, shortDetail: duration)
         case .failed, .failedAllowed:
-            let short = result.map { OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: false) }
-            let detail = result.map { OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: attempts == 1) }
+            let short = result.map {
+                OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: false)
+            }
+            let detail = result.map {
+                OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: attempts == 1)
+            }
             return TaskEnd(
                 kind: outcome == .failed ? .failed : .failedAllowed, detail: detail ?? "no result",
                 shortDetail: short ?? "no result", attempts: attempts)
@@ -214,7 +226,8 @@ public final class RunPrinter: RunObserver {
         if specs[index].interactive { console.statusSuspended = false }
         renderer.taskEnded(index, end)
         let name = specs[index].name
-        let wanted = showsStartAndEndLines || (options.verbosity != .quiet && end.kind != .succeeded)
+        let wanted =
+            showsStartAndEndLines || (options.verbosity != .quiet && end.kind != .succeeded)
         if wanted && !renderer.printsTaskEnds {
             console.write(end.line(name: name, style: style))
         }

@@ -8,6 +8,7 @@ enum SignalName {
 
     /// `SIGTERM` for 15; `signal 40` for a number without a name (real-time signals).
     static func of(_ number: Int32) -> String {
-        (1...names.count).contains(Int(number)) ? "SIG" + names[Int(number) - 1] : "signal \(number)"
+        (1...names.count).contains(Int(number))
+            ? "SIG" + names[Int(number) - 1] : "signal \(number)"
     }
 }

@@ -21,11 +21,15 @@
 public enum SummaryPrinter {
     public static let maxLinesPerList = 50
 
-    public static func render(_ report: RunReport, specs: [OperationSpec], style: TerminalStyle) -> String {
+    public static func render(_ report: RunReport, specs: [OperationSpec], style: TerminalStyle)
+        -> String
+    {
         render(report, specs: specs, style: style, limit: maxLinesPerList)
     }
 
-    static func render(_ report: RunReport, specs: [OperationSpec], style: TerminalStyle, limit: Int) -> String {
+    static func render(
+        _ report: RunReport, specs: [OperationSpec], style: TerminalStyle, limit: Int
+    ) -> String {
         var builder = SummaryRows(report: report, specs: specs, limit: limit)
         builder.addWarnings()
         builder.addFailures()
@@ -38,7 +42,9 @@ public enum SummaryPrinter {
     static func countsLine(_ counts: RunCounts, _ style: TerminalStyle) -> String {
         var parts = ["\(counts.succeeded) succeeded"]
         if counts.failed > 0 { parts.append(style.red("\(counts.failed) failed")) }
-        if counts.failedAllowed > 0 { parts.append(style.yellow("\(counts.failedAllowed) failed (allowed)")) }
+        if counts.failedAllowed > 0 {
+            parts.append(style.yellow("\(counts.failedAllowed) failed (allowed)"))
+        }
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
@@ -86,10 +92,16 @@ private struct SummaryRows {
     mutating func addWarnings() {
         let warnings = indices { $0 == .finished(.failedAllowed) }
         for index in warnings.prefix(limit) {
-            rows.append(.top(label: "WARNING", paint: .yellow, name: name(index), reason: failure(index) + " (allowed to fail)"))
+            rows.append(
+                .top(
+                    label: "WARNING", paint: .yellow, name: name(index),
+                    reason: failure(index) + " (allowed to fail)"))
         }
         if warnings.count > limit {
-            rows.append(.top(label: "WARNING", paint: .yellow, name: "… and \(warnings.count - limit) more", reason: ""))
+            rows.append(
+                .top(
+                    label: "WARNING", paint: .yellow, name: "… and \(warnings.count - limit) more",
+                    reason: ""))
         }
     }
 
@@ -97,16 +109,23 @@ private struct SummaryRows {
         // How many tasks each task's failure or cancellation cancelled directly.
         var childCount = [Int](repeating: 0, count: report.operations.count)
         for operation in report.operations {
-            if case .cancelled(let cause) = operation.state, let parent = cause.immediatePrerequisite {
+            if case .cancelled(let cause) = operation.state,
+                let parent = cause.immediatePrerequisite
+            {
                 childCount[parent] += 1
             }
         }
         for tree in report.failureTrees() {
-            rows.append(.top(label: "FAILED", paint: .red, name: name(tree.failed), reason: failure(tree.failed)))
+            rows.append(
+                .top(
+                    label: "FAILED", paint: .red, name: name(tree.failed),
+                    reason: failure(tree.failed)))
             // Preorder: a node's parent is the last node seen one level shallower.
             var levelAtDepth = [0]
             for node in tree.cancelled.prefix(limit) {
-                guard case .cancelled(let cause) = report.operations[node.index].state else { continue }
+                guard case .cancelled(let cause) = report.operations[node.index].state else {
+                    continue
+                }
                 var level = 1
                 if node.depth > 1, let parent = cause.immediatePrerequisite {
                     level = levelAtDepth[node.depth - 1] + (childCount[parent] > 1 ? 1 : 0)
@@ -116,10 +135,16 @@ private struct SummaryRows {
                 } else {
                     levelAtDepth.append(level)
                 }
-                rows.append(.nested(level: level, name: name(node.index), reason: OutcomeText.cancellation(cause, name: name)))
+                rows.append(
+                    .nested(
+                        level: level, name: name(node.index),
+                        reason: OutcomeText.cancellation(cause, name: name)))
             }
             if tree.cancelled.count > limit {
-                rows.append(.text(level: 1, text: "… and \(tree.cancelled.count - limit) more cancelled", paint: .dim))
+                rows.append(
+                    .text(
+                        level: 1, text: "… and \(tree.cancelled.count - limit) more cancelled",
+                        paint: .dim))
             }
         }
     }
@@ -128,10 +153,16 @@ private struct SummaryRows {
         let notRun = indices { if case .cancelled(.runStopped) = $0 { true } else { false } }
         for index in notRun.prefix(limit) {
             guard case .cancelled(let cause) = report.operations[index].state else { continue }
-            rows.append(.top(label: "NOT RUN", paint: .yellow, name: name(index), reason: OutcomeText.cancellation(cause, name: name)))
+            rows.append(
+                .top(
+                    label: "NOT RUN", paint: .yellow, name: name(index),
+                    reason: OutcomeText.cancellation(cause, name: name)))
         }
         if notRun.count > limit {
-            rows.append(.top(label: "NOT RUN", paint: .yellow, name: "… and \(notRun.count - limit) more", reason: ""))
+            rows.append(
+                .top(
+                    label: "NOT RUN", paint: .yellow, name: "… and \(notRun.count - limit) more",
+                    reason: ""))
         }
     }
 
@@ -143,14 +174,21 @@ private struct SummaryRows {
         let cut = interrupted.filter { report.operations[$0].attempts > 0 }
         for index in cut.prefix(limit) {
             guard case .cancelled(let cause) = report.operations[index].state else { continue }
-            rows.append(.nested(level: 1, name: name(index), reason: OutcomeText.cancellation(cause, name: name)))
+            rows.append(
+                .nested(
+                    level: 1, name: name(index), reason: OutcomeText.cancellation(cause, name: name)
+                ))
         }
         if cut.count > limit {
-            rows.append(.text(level: 1, text: "… and \(cut.count - limit) more cancelled", paint: .dim))
+            rows.append(
+                .text(level: 1, text: "… and \(cut.count - limit) more cancelled", paint: .dim))
         }
         let waiting = interrupted.count - cut.count
         if waiting > 0 {
-            rows.append(.text(level: 1, text: "\(waiting) \(waiting == 1 ? "task" : "tasks") had not started", paint: .dim))
+            rows.append(
+                .text(
+                    level: 1, text: "\(waiting) \(waiting == 1 ? "task" : "tasks") had not started",
+                    paint: .dim))
         }
     }
 
@@ -158,7 +196,8 @@ private struct SummaryRows {
         var longest = 8
         for row in rows {
             switch row {
-            case .top(_, _, let name, let reason) where !reason.isEmpty: longest = max(longest, name.count)
+            case .top(_, _, let name, let reason) where !reason.isEmpty:
+                longest = max(longest, name.count)
             case .nested(_, let name, _): longest = max(longest, name.count)
             case .top, .text: break
             }

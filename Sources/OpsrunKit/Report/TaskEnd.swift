@@ -13,7 +13,9 @@ struct TaskEnd {
     var attempts = 1
 
     /// `failed`, or `failed after 3 attempts`.
-    private var failedWords: String { attempts > 1 ? "failed after \(attempts) attempts" : "failed" }
+    private var failedWords: String {
+        attempts > 1 ? "failed after \(attempts) attempts" : "failed"
+    }
 
     var isFailure: Bool { kind == .failed || kind == .failedAllowed }
 
@@ -22,7 +24,8 @@ struct TaskEnd {
     func line(name: String, style: TerminalStyle) -> String {
         switch kind {
         case .succeeded: "\(style.green("✓")) \(name) \(detail)\n"
-        case .failed: "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
+        case .failed:
+            "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
         case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow(result))\n"
         case .interrupted: "\(style.red("■")) \(name) \(detail)\n"
         }

@@ -44,9 +44,10 @@ func task(
 func group(_ name: String) -> OperationSpec { task(name, []) }
 
 /// A job result from `start` to `end` seconds.
-func result(_ termination: Termination, _ start: Double = 0, _ end: Double, timedOut: Bool = false,
-    spawnFailure: String? = nil, commandIndex: Int = 0) -> JobResult
-{
+func result(
+    _ termination: Termination, _ start: Double = 0, _ end: Double, timedOut: Bool = false,
+    spawnFailure: String? = nil, commandIndex: Int = 0
+) -> JobResult {
     JobResult(
         termination: termination, commandIndex: commandIndex, timedOut: timedOut,
         spawnFailure: spawnFailure, startNanoseconds: UInt64(start * 1e9),
@@ -73,13 +74,21 @@ func printed(
     return transcript
 }
 
-func out(_ index: Int, _ text: String) -> RunEvent { .output(index: index, .standardOutput, Array(text.utf8)) }
-func err(_ index: Int, _ text: String) -> RunEvent { .output(index: index, .standardError, Array(text.utf8)) }
-func start(_ index: Int, attempt: Int = 1) -> RunEvent { .operationStarted(index: index, attempt: attempt) }
+func out(_ index: Int, _ text: String) -> RunEvent {
+    .output(index: index, .standardOutput, Array(text.utf8))
+}
+func err(_ index: Int, _ text: String) -> RunEvent {
+    .output(index: index, .standardError, Array(text.utf8))
+}
+func start(_ index: Int, attempt: Int = 1) -> RunEvent {
+    .operationStarted(index: index, attempt: attempt)
+}
 func succeeded(_ index: Int, _ start: Double = 0, _ end: Double) -> RunEvent {
     .finished(index: index, .succeeded, result: result(.exited(0), start, end))
 }
-func failed(_ index: Int, _ termination: Termination, _ start: Double = 0, _ end: Double) -> RunEvent {
+func failed(_ index: Int, _ termination: Termination, _ start: Double = 0, _ end: Double)
+    -> RunEvent
+{
     .finished(index: index, .failed, result: result(termination, start, end))
 }
 
