@@ -35,19 +35,33 @@ struct OutputSpool {
 
     /// Writes everything held to `writer`, in order, and empties the spool.
     mutating func drain(to writer: FileDescriptorWriter) {
+        drain { writer.write($0) }
+    }
+
+    /// Hands everything held to `write`, in order and in pieces, and empties the spool.
+    mutating func drain(_ write: (UnsafeRawBufferPointer) -> Void) {
         if fileDescriptor >= 0 {
             lseek(fileDescriptor, 0, SEEK_SET)
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let n = chunk.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+                let n = chunk.withUnsafeMutableBytes {
+                    read(fileDescriptor, $0.baseAddress, $0.count)
+                }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
-                chunk.withUnsafeBytes { writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                chunk.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             }
             close(fileDescriptor)
             fileDescriptor = -1
         }
-        writer.write(memory)
+        memory.withUnsafeBytes { write($0) }
+        memory = []
+    }
+
+    /// Drops everything held (a quiet run's successful task), closing the temporary file.
+    mutating func discard() {
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        fileDescriptor = -1
         memory = []
     }
 
@@ -57,12 +71,17 @@ struct OutputSpool {
         let end = lseek(fileDescriptor, 0, SEEK_END)
         let start = max(0, Int(end) - count)
         var bytes = [UInt8](repeating: 0, count: Int(end) - start)
-        let n = bytes.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress, $0.count, off_t(start)) }
+        let n = bytes.withUnsafeMutableBytes {
+            pread(fileDescriptor, $0.baseAddress, $0.count, off_t(start))
+        }
         return n > 0 ? Array(bytes[0..<n]) : []
     }
 
     private static func temporaryFile() -> Int32 {
-        var template = Array("/tmp/opsrun-output-XXXXXX".utf8CString)
+        // $TMPDIR when set, as mktemp(1) does.
+        let directory =
+            getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(directory)/opsrun-output-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd >= 0 {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

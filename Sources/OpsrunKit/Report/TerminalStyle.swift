@@ -4,7 +4,7 @@ public struct TerminalStyle: Sendable {
 
     public init(enabled: Bool) { self.enabled = enabled }
 
-    /// `--color` resolved against the environment and the output: `NO_COLOR` (any value) turns
+    /// `--color` resolved against the environment and the output: `NO_COLOR` (any non-empty value) turns
     /// colour off unless `always` is asked for, as no-color.org says.
     public static func resolve(_ choice: ColorChoice, environment: [String: String], isTerminal: Bool) -> TerminalStyle {
         switch choice {

@@ -1,0 +1,82 @@
+/// The two streams the run printers write to, and the status line that lives at the bottom of a
+/// terminal (on standard output).
+///
+/// Every write goes through here, so the status line is cleared (`\r\e[K`) before anything else is
+/// printed and drawn again only when the cursor is at the start of a line (interleaved output may
+/// leave a line half written; drawing then would erase it).
+final class Console {
+    private let standardOutput: any OutputSink
+    private let standardError: any OutputSink
+    /// Columns of the terminal; the status line is cut to fit.
+    let width: Int
+    /// Whether a status line is drawn at all (a terminal, not `-q`).
+    let hasStatusLine: Bool
+    /// An interactive task owns the terminal: no status line until it ends.
+    var statusSuspended = false {
+        didSet { if statusSuspended { clearStatus() } }
+    }
+    private var statusShown = false
+    private var statusText = ""
+    /// Whether everything written so far ends with a newline.
+    private var atLineStart = true
+
+    static let clearLine = "\r\u{1B}[K"
+
+    init(
+        standardOutput: any OutputSink, standardError: any OutputSink, width: Int,
+        hasStatusLine: Bool
+    ) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.width = width
+        self.hasStatusLine = hasStatusLine
+    }
+
+    func write(_ bytes: [UInt8], to stream: OutputStreamKind) {
+        guard let last = bytes.last else { return }
+        clearStatus()
+        sink(stream).write(bytes)
+        atLineStart = last == UInt8(ascii: "\n")
+    }
+
+    func write(_ buffer: UnsafeRawBufferPointer, to stream: OutputStreamKind) {
+        guard buffer.count > 0 else { return }
+        clearStatus()
+        sink(stream).write(buffer)
+        atLineStart = buffer[buffer.count - 1] == UInt8(ascii: "\n")
+    }
+
+    func write(_ text: String, to stream: OutputStreamKind = .standardOutput) {
+        write(Array(text.utf8), to: stream)
+    }
+
+    /// Draws `text` as the status line, replacing the one shown, cut to the terminal's width.
+    func showStatus(_ text: String) {
+        guard hasStatusLine, !statusSuspended, atLineStart else { return }
+        let fitted = Self.fit(text, width: width)
+        guard !statusShown || fitted != statusText else { return }
+        standardOutput.write((statusShown ? Self.clearLine : "") + fitted)
+        statusShown = true
+        statusText = fitted
+    }
+
+    func clearStatus() {
+        guard statusShown else { return }
+        standardOutput.write(Self.clearLine)
+        statusShown = false
+    }
+
+    var isStatusShown: Bool { statusShown }
+
+    /// `text` cut to `width - 1` characters (the last column would wrap on some terminals), with
+    /// `…` marking the cut.
+    static func fit(_ text: String, width: Int) -> String {
+        let room = max(width - 1, 2)
+        guard text.count > room else { return text }
+        return String(text.prefix(room - 1)) + "…"
+    }
+
+    private func sink(_ stream: OutputStreamKind) -> any OutputSink {
+        stream == .standardOutput ? standardOutput : standardError
+    }
+}
