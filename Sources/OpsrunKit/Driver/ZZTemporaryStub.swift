@@ -1,3 +1,0 @@
-extension RunSession {
-    public func run(standardOutput: FileDescriptorWriter, standardError: FileDescriptorWriter, environment: [String: String]) -> ExitCode { .usage }
-}
