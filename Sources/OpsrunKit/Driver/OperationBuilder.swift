@@ -1,19 +1,19 @@
 /// Turns the selected tasks of a project into the engine's operations: the step from "what the
 /// manifest says" to "what the engine runs" (names → indices, environment layered, paths resolved).
 public struct OperationBuilder {
-    public let project: Project
+    public let graph: TaskGraph
+    public let manifest: Manifest
     public let environment: EnvironmentBuilder
 
-    public init(project: Project, environment: EnvironmentBuilder) {
-        self.project = project
+    public init(graph: TaskGraph, manifest: Manifest, environment: EnvironmentBuilder) {
+        self.graph = graph
+        self.manifest = manifest
         self.environment = environment
     }
 
     /// Operations for `selection` (task ids in manifest order, closed under prerequisites), in the
     /// same order; `specs[i]` is task `selection[i]`.
     public func operations(for selection: [Int]) -> (specs: [OperationSpec], queueBounds: [Int]) {
-        let graph = project.graph
-        let manifest = project.manifest
         var position = [Int](repeating: -1, count: graph.count)
         for (i, id) in selection.enumerated() { position[id] = i }
         var queueIndex: [String: Int] = [:]
@@ -40,7 +40,7 @@ public struct OperationBuilder {
 
     /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
     func workingDirectory(of task: TaskSpec) -> String {
-        let base = project.manifest.directory
+        let base = manifest.directory
         guard let dir = task.directory else { return base }
         let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
         let expanded = Interpolation.expand(dir.value) { variables[$0] }

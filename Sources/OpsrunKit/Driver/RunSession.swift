@@ -16,7 +16,7 @@ public struct RunSession {
         let builder = EnvironmentBuilder(
             processEnvironment: environment, dotenv: dotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        let (specs, queueBounds) = OperationBuilder(project: project, environment: builder).operations(for: selection)
+        let (specs, queueBounds) = OperationBuilder(graph: project.graph, manifest: project.manifest, environment: builder).operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
@@ -25,8 +25,7 @@ public struct RunSession {
 
     /// The `-n` plan: the engine's order with a runner that starts nothing.
     public func planText(format: OutputFormat) throws(Diagnostic) -> String {
-        let waves = DryRunPlanner.waves(specs: specs, configuration: configuration)
-        let plan = Plan(Plan(graph: project.graph, selection: selection), waves: waves.map { $0.map { selection[$0] } })
+        let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration)
         return try PlanPrinter.render(plan, of: project.graph, format: format)
     }
 

@@ -21,19 +21,8 @@ public struct ManifestSource: Sendable, Equatable {
 
     /// The file's text; a diagnostic without location when it cannot be read or is not UTF-8.
     public func readText() throws(DiagnosticList) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ManifestLocator.cannotRead(displayName, errno: errno) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ManifestLocator.cannotRead(displayName, errno: errno)
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
+        guard let bytes = FileText.readBytes(path) else {
+            throw ManifestLocator.cannotRead(displayName, errno: errno)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DiagnosticList([Diagnostic(at: nil, file: displayName, "the manifest is not UTF-8 text")])

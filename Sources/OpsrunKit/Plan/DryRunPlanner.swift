@@ -9,11 +9,11 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
 
     private init() {}
 
-    /// The waves of operation indices, in start order.
-    public static func waves(specs: [OperationSpec], configuration: EngineConfiguration) -> [[Int]] {
+    /// The plan of `specs`, where `specs[i]` is task `taskIDs[i]`.
+    public static func plan(specs: [OperationSpec], taskIDs: [Int], configuration: EngineConfiguration) -> Plan {
         let planner = DryRunPlanner()
         _ = OperationEngine(specs: specs, configuration: configuration, runner: planner, observer: planner).run()
-        return planner.waves.filter { !$0.isEmpty }
+        return Plan(waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } })
     }
 
     public func start(_ job: CommandJob) { runner.start(job) }

@@ -6,6 +6,11 @@
 public enum FileText {
     /// The whole file as UTF-8 text (invalid bytes replaced), or `nil` with `errno` set.
     public static func read(_ path: String) -> String? {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The whole file's bytes, or `nil` with `errno` set.
+    public static func readBytes(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -16,7 +21,7 @@ public enum FileText {
             if n > 0 {
                 bytes += chunk[0..<n]
             } else if n == 0 {
-                return String(decoding: bytes, as: UTF8.self)
+                return bytes
             } else if errno != EINTR {
                 return nil
             }

@@ -4,8 +4,11 @@ import Testing
 @Suite struct PlanPrinterTests {
     let graph = SampleProject.graph
 
+    /// The plan the dry run makes, with queue `net` bounded at 1.
     func plan(_ names: String...) -> Plan {
-        Plan(graph: graph, selection: graph.closure(of: names.map { graph.index[$0]! }))
+        var manifest = Manifest(file: graph.file, directory: "/project", tasks: graph.tasks)
+        manifest.queues = [QueueSpec(name: "net", maxConcurrent: 1, location: OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: 1, column: 1))]
+        return DryRunPlannerTests.plan(graph, manifest, names)
     }
 
     @Test func textShowsWavesWithQueuePriorityGroupAndCommands() throws {
@@ -33,7 +36,7 @@ import Testing
         var b = ManifestBuilder()
         b.task("script", run: ["set -e\necho one\necho two\n"])
         let graph = b.graph
-        let plan = Plan(graph: graph, selection: [0])
+        let plan = Plan(waves: [[0]])
         #expect(
             try PlanPrinter.render(plan, of: graph, format: .text) == """
                 wave 1:
@@ -85,7 +88,7 @@ import Testing
     }
 
     @Test func emptyPlanPrintsNoWaves() throws {
-        let empty = Plan(graph: graph, selection: [])
+        let empty = Plan(waves: [])
         #expect(try PlanPrinter.render(empty, of: graph, format: .text) == "")
         #expect(try PlanPrinter.render(empty, of: graph, format: .json) == "{\n  \"waves\": []\n}\n")
     }
