@@ -178,7 +178,9 @@ def sanity(paths):
             broken[tool] = f"exit {rc} on a 30-task graph: {tail(os.path.join(d, f'{tool}.err'), 3)}"
         elif made != 30:
             broken[tool] = f"ran {made} of 30 tasks of a small graph (outputs missing), exit 0"
-    if "opsrun" in paths and "opsrun" not in broken:
+    if "opsrun" in paths:
+        # Checked even when running failed: a dry run may work before the engine does.
+        reset_outputs(d)
         out = subprocess.run([paths["opsrun"], "-n", "sink"], cwd=d, capture_output=True, text=True)
         if out.returncode != 0 or g.names[-1] not in out.stdout:
             broken["opsrun -n"] = f"exit {out.returncode}, plan does not name {g.names[-1]}"
@@ -209,7 +211,7 @@ def run_workload(w, paths, rounds, warmup):
     print(f"\n== {w.name}: {w.what}", flush=True)
     if not tools:
         print("   no tools to run")
-        return {}
+        return {}, {}
     dirs = prepare(w, tools)
     failed, notes = {}, {}
     samples = {t: [] for t in tools}
@@ -264,7 +266,7 @@ def run_workload(w, paths, rounds, warmup):
                             "rss": statistics.median(s[1] for s in samples[tool]),
                             "runs": len(walls), "note": notes.get(tool)}
     print_table(w, result)
-    return result
+    return result, failed
 
 
 def print_table(w, result):
@@ -282,14 +284,18 @@ def print_table(w, result):
 
 # ---------------------------------------------------------------- targets
 
-def check_targets(results, quick, broken):
+def check_targets(results, failures, quick, broken):
     lines = []
 
     def verdict(ok):
         return "PASS" if ok else "FAIL"
 
     def opsrun_missing(name):
-        return "opsrun " + ("did not run: " + broken["opsrun"] if "opsrun" in broken else "not measured")
+        if "opsrun" in failures.get(name, {}):
+            return "opsrun failed: " + failures[name]["opsrun"].splitlines()[0]
+        if "opsrun" in broken:
+            return "opsrun did not pass the sanity check: " + broken["opsrun"]
+        return "opsrun not measured"
 
     for name in ("fanin-true", "dag-true"):
         r = results.get(name, {})
@@ -392,10 +398,7 @@ def main(argv):
     print(f"machine: {machine}")
     for t, v in versions.items():
         print(f"  {t:<7} {v}   ({paths[t]})")
-    for t, why in sanity(paths).items():
-        broken[t] = why
-        if t in paths and t != "opsrun -n":
-            del paths[t]
+    broken.update(sanity(paths))
     for t, why in broken.items():
         print(f"!! {t} is left out: {why}")
     print("note: just runs a recipe's dependencies one at a time unless the recipe has [parallel]; "
@@ -406,17 +409,17 @@ def main(argv):
     if a.workloads:
         names = set(a.workloads.split(","))
         chosen = [w for w in chosen if w.name in names]
-    results = {}
+    results, failures = {}, {}
     for w in chosen:
-        use = dict(paths)
-        if w.kind == "dry" and "opsrun -n" in broken:
-            use.pop("opsrun", None)
-        results[w.name] = run_workload(w, use, rounds, warmup=1)
-    targets = check_targets(results, a.quick, broken)
+        def usable(tool):
+            return ("opsrun -n" if w.kind == "dry" and tool == "opsrun" else tool) not in broken
+        use = {t: p_ for t, p_ in paths.items() if usable(t)}
+        results[w.name], failures[w.name] = run_workload(w, use, rounds, warmup=1)
+    targets = check_targets(results, failures, a.quick, broken)
 
     with open(os.path.join(WORK, "results.json"), "w") as f:
         json.dump({"machine": machine, "versions": versions, "rounds": rounds, "quick": a.quick,
-                   "results": results, "targets": targets, "left_out": broken}, f, indent=2)
+                   "results": results, "failures": failures, "targets": targets, "left_out": broken}, f, indent=2)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(markdown(results, machine, versions, rounds))
     print("\nwritten: Benchmarks/work/results.json, Benchmarks/work/results.md")
