@@ -319,7 +319,7 @@ def check_targets(results, failures, quick, broken):
             lines.append(f"{verdict(ops['wall'] <= r['ninja']['wall'])}  dry-dag: opsrun -n {ops['wall']:.3f}s "
                          f"<= ninja -n {r['ninja']['wall']:.3f}s")
     else:
-        lines.append("N/A   dry-dag: " + (broken.get("opsrun -n") or opsrun_missing("dry-dag")))
+        lines.append("N/A   dry-dag: " + ("opsrun -n did not pass the sanity check: " + broken["opsrun -n"] if "opsrun -n" in broken else opsrun_missing("dry-dag")))
     r = results.get("noop", {})
     if "opsrun" in r and "ninja" in r:
         ops, nin = r["opsrun"], r["ninja"]["wall"]
