@@ -57,14 +57,8 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(help: "Say why each task runs.")
     var explain = false
 
-    @Option(help: ArgumentHelp("Write a JSON record of the run to this file.", valueName: "file"))
-    var report: String?
 
-    @Option(help: ArgumentHelp("Write JUnit XML to this file.", valueName: "file"))
-    var junit: String?
 
-    @Option(help: ArgumentHelp("Write a Chrome trace to this file.", valueName: "file"))
-    var trace: String?
 
     @Option(help: ArgumentHelp("Time between SIGTERM and SIGKILL when stopping tasks (e.g. 5s, 500ms).", valueName: "duration"))
     var grace: String = "5s"
@@ -107,9 +101,6 @@ struct OpsrunCommand: ParsableCommand {
         invocation.format = format
         invocation.outputMode = output
         invocation.explain = explain
-        invocation.reportFile = report
-        invocation.junitFile = junit
-        invocation.traceFile = trace
         invocation.graceMilliseconds = GraceDuration.milliseconds(grace) ?? 5000
         invocation.color = color
         invocation.verbosity = quiet ? .quiet : verbose ? .verbose : .normal

@@ -21,9 +21,6 @@ public struct Invocation: Sendable {
     public var format: OutputFormat = .text
     public var outputMode: OutputMode = .prefixed
     public var explain = false
-    public var reportFile: String?
-    public var junitFile: String?
-    public var traceFile: String?
     public var graceMilliseconds = 5000
     public var color: ColorChoice = .auto
     public var verbosity: Verbosity = .normal
