@@ -83,7 +83,10 @@ struct CanonicalHasher {
     }
 
     mutating func add(_ digest: ContentDigest) {
-        for word in [digest.w0, digest.w1, digest.w2, digest.w3] { add(word) }
+        add(digest.w0)
+        add(digest.w1)
+        add(digest.w2)
+        add(digest.w3)
     }
 
     func finalize() -> ContentDigest { ContentDigest(hasher.finalize()) }

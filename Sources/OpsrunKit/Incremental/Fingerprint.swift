@@ -72,20 +72,32 @@ public struct TaskDefinitionInput: Hashable, Sendable {
     /// The same definition in its one canonical form: environment by name (last value wins), files
     /// by path, prerequisites by name. Two inputs that mean the same thing are equal in this form.
     public var canonical: TaskDefinitionInput {
-        var byName: [String: String] = [:]
-        for variable in environment { byName[variable.name] = variable.value }
-        let environment = byName.keys.sorted(by: Self.bytewise).map { EnvironmentVariable($0, byName[$0]!) }
-        let prerequisites = prerequisiteOutputs
-            .map { PrerequisiteOutputs(task: $0.task, outputs: Self.sortedFiles($0.outputs)) }
-            .sorted { Self.bytewise($0.task, $1.task) }
-        return TaskDefinitionInput(
-            commands: commands, environment: environment, directory: directory,
-            sources: Self.sortedFiles(sources), prerequisiteOutputs: prerequisites)
+        var result = self
+        // Most inputs are already canonical (one source, names in order): check before rebuilding.
+        if !Self.isStrictlyAscending(environment.lazy.map(\.name)) {
+            var byName: [String: String] = [:]
+            for variable in environment { byName[variable.name] = variable.value }
+            result.environment = byName.keys.sorted(by: Self.bytewise).map { EnvironmentVariable($0, byName[$0]!) }
+        }
+        result.sources = Self.sortedFiles(sources)
+        if prerequisiteOutputs.contains(where: { !Self.isStrictlyAscending($0.outputs.lazy.map(\.path)) })
+            || !Self.isStrictlyAscending(prerequisiteOutputs.lazy.map(\.task)) {
+            result.prerequisiteOutputs = prerequisiteOutputs
+                .map { PrerequisiteOutputs(task: $0.task, outputs: Self.sortedFiles($0.outputs)) }
+                .sorted { Self.bytewise($0.task, $1.task) }
+        }
+        return result
     }
 
     static func bytewise(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
+    static func isStrictlyAscending<C: Collection>(_ names: C) -> Bool where C.Element == String {
+        zip(names, names.dropFirst()).allSatisfy { bytewise($0, $1) }
+    }
+
+    /// Sorted by path, the first of each path kept.
     static func sortedFiles(_ files: [FileDigest]) -> [FileDigest] {
+        if isStrictlyAscending(files.lazy.map(\.path)) { return files }
         var seen: Set<String> = []
         return files.sorted { bytewise($0.path, $1.path) }.filter { seen.insert($0.path).inserted }
     }

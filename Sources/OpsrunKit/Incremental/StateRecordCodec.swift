@@ -122,9 +122,14 @@ struct ByteWriter {
     }
 
     mutating func digest(_ digest: ContentDigest) {
-        for word in [digest.w0, digest.w1, digest.w2, digest.w3] {
-            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
-        }
+        uint64(digest.w0)
+        uint64(digest.w1)
+        uint64(digest.w2)
+        uint64(digest.w3)
+    }
+
+    mutating func uint64(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func files(_ files: [FileDigest]) {
@@ -188,14 +193,14 @@ struct ByteReader {
 
     mutating func digest() -> ContentDigest? {
         guard bytes.endIndex - index >= 32 else { return nil }
-        var words: [UInt64] = []
-        for word in 0..<4 {
-            var value: UInt64 = 0
-            for shift in 0..<8 { value |= UInt64(bytes[index + 8 * word + shift]) << (8 * UInt64(shift)) }
-            words.append(value)
-        }
-        index += 32
-        return ContentDigest(w0: words[0], w1: words[1], w2: words[2], w3: words[3])
+        defer { index += 32 }
+        return ContentDigest(w0: word(at: index), w1: word(at: index + 8), w2: word(at: index + 16), w3: word(at: index + 24))
+    }
+
+    private func word(at start: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for shift in 0..<8 { value |= UInt64(bytes[start + shift]) << (8 * UInt64(shift)) }
+        return value
     }
 
     mutating func files() -> [FileDigest]? {

@@ -117,8 +117,9 @@ public enum UpToDateCheck {
 
         let canonical = input.canonical
         let fingerprint = Fingerprint(canonical: canonical)
-        let recordedOutputs = Dictionary(record.outputs.map { ($0.path, $0.digest) }, uniquingKeysWith: { a, _ in a })
-        let changedOutput = outputs.first { recordedOutputs[$0.path] != $0.digest }
+        let changedOutput = outputs.first { output in
+            record.outputs.first { $0.path == output.path }?.digest != output.digest
+        }
         if fingerprint.whole == record.fingerprint.whole, changedOutput == nil { return .upToDate(.unchanged) }
 
         if fingerprint.commands != record.fingerprint.commands { return .mustRun(.commandChanged) }

@@ -39,3 +39,12 @@ final class ScratchDirectory {
         try! Data(bytes).write(to: URL(fileURLWithPath: absolute(relative)))
     }
 }
+
+extension ScratchDirectory {
+    /// The bytes of an absolute path; empty when missing.
+    static func read(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
+
+    static func writeFile(_ path: String, _ bytes: [UInt8]) {
+        try! Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+}
