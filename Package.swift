@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SHA-256 for content fingerprints (SPEC §5): the maintained library, no hand-written hash.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // libyaml, found through pkg-config; only Manifest/YAMLDocument.swift touches its C types.
@@ -23,7 +25,11 @@ let package = Package(
         .target(name: "CProcessShims"),
         .target(
             name: "OpsrunKit",
-            dependencies: ["CYAML", "CProcessShims"]
+            dependencies: [
+                "CYAML",
+                "CProcessShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "opsrun",

@@ -1,0 +1,93 @@
+// SHA-256 everywhere (SPEC §5, issue 5): file contents, task fingerprints and the state log's record
+// checksums all use swift-crypto's SHA256, the maintained implementation; nothing here hashes by hand.
+// A digest is kept inline as four words rather than as an array, so the tens of thousands of them a
+// no-op run compares cost no allocation.
+import Crypto
+
+/// A SHA-256 digest, held inline (no heap allocation), printed as lowercase hex.
+public struct ContentDigest: Hashable, Sendable, CustomStringConvertible {
+    // The 32 digest bytes in order, as four little-endian words.
+    var w0, w1, w2, w3: UInt64
+
+    init(w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64) {
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+    }
+
+    init(_ digest: SHA256.Digest) {
+        (w0, w1, w2, w3) = digest.withUnsafeBytes { raw in
+            (
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            )
+        }
+    }
+
+    /// The SHA-256 of `bytes`.
+    public static func of<Bytes: Sequence>(_ bytes: Bytes) -> ContentDigest where Bytes.Element == UInt8 {
+        var hasher = SHA256()
+        let array = Array(bytes)
+        array.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return ContentDigest(hasher.finalize())
+    }
+
+    /// The SHA-256 of a string's UTF-8 bytes.
+    public static func of(_ text: String) -> ContentDigest { of(Array(text.utf8)) }
+
+    /// What a directory hashes to: it is compared by existence only, since other tasks commonly write
+    /// into a declared output directory (`mkdir -p build`) and its contents are not its producer's.
+    public static let directory = ContentDigest.of("opsrun: a directory")
+
+    /// The 32 bytes in order.
+    public var bytes: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(32)
+        for word in [w0, w1, w2, w3] {
+            withUnsafeBytes(of: word.littleEndian) { result.append(contentsOf: $0) }
+        }
+        return result
+    }
+
+    public var description: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// Feeds values to SHA-256 in an unambiguous encoding: every string and list is length-prefixed, so
+/// `["ab", "c"]` and `["a", "bc"]` can never hash alike.
+struct CanonicalHasher {
+    private var hasher = SHA256()
+
+    init(domain: String) { add(domain) }
+
+    mutating func add(_ number: UInt64) {
+        withUnsafeBytes(of: number.littleEndian) { hasher.update(bufferPointer: $0) }
+    }
+
+    mutating func add(_ number: Int) { add(UInt64(bitPattern: Int64(number))) }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            add(utf8.count)
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(utf8))
+        }
+    }
+
+    mutating func add(_ digest: ContentDigest) {
+        add(digest.w0)
+        add(digest.w1)
+        add(digest.w2)
+        add(digest.w3)
+    }
+
+    func finalize() -> ContentDigest { ContentDigest(hasher.finalize()) }
+}

@@ -1,0 +1,128 @@
+// Content, not timestamps, decides whether a task is up to date, but reading every source on every
+// run would make a no-op run cost as much as reading the whole tree. So, like git's index and
+// ninja's restat, each file's stat (size, mtime, ctime, inode) is remembered with its digest, and a
+// file whose stat is unchanged is not read again.
+//
+// The "racy" case: a file changed again within the file system's timestamp granularity after we
+// read it keeps an identical stat but new content. A cached stat is trusted only if the file's last
+// change (the later of mtime and ctime; ctime cannot be forged by `touch -d` or `cp -p`) was at least
+// `racyWindowNanoseconds` before the moment we started reading it: any later write then necessarily
+// moves the timestamps. The window is 2 s: FAT and exFAT store mtime in 2-second steps, some network
+// file systems' clocks drift by a second or so, and the cost is only re-reading files changed in the
+// 2 s before a run — usually the very files just edited or just built.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+
+/// A file's digest with the stat it had when read.
+public struct StatCacheEntry: Hashable, Sendable {
+    public var status: FileStatus
+    public var digest: ContentDigest
+    /// The file's last change was safely before it was read, so an identical stat proves identical
+    /// content. Untrusted entries are read again every time and never persisted.
+    public var isTrusted: Bool
+
+    public init(status: FileStatus, digest: ContentDigest, isTrusted: Bool) {
+        self.status = status
+        self.digest = digest
+        self.isTrusted = isTrusted
+    }
+}
+
+/// SHA-256 digests of files by absolute path, reading a file only when its stat says it may have changed.
+public final class FileHasher {
+    public static let defaultRacyWindowNanoseconds: Int64 = 2_000_000_000
+
+    /// The cache, by absolute path; seed it from `StateStore.statCache`.
+    public private(set) var entries: [String: StatCacheEntry]
+    /// Trusted entries added or replaced since the last `takeNewEntries()`.
+    private var newEntries: [String: StatCacheEntry] = [:]
+    private let racyWindow: Int64
+    private let now: () -> Int64
+    private var unreadableCount: UInt64 = 0
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+
+    /// How many times file content was read: tests prove the cache spares reads with it.
+    var contentReads = 0
+
+    /// - Parameter now: wall-clock nanoseconds since 1970 (the clock file timestamps come from);
+    ///   replaceable so tests can place a file's mtime inside or outside the racy window.
+    public init(
+        entries: [String: StatCacheEntry] = [:],
+        racyWindowNanoseconds: Int64 = FileHasher.defaultRacyWindowNanoseconds,
+        now: (() -> Int64)? = nil
+    ) {
+        self.entries = entries
+        self.racyWindow = racyWindowNanoseconds
+        self.now = now ?? FileSystem.realtimeNanoseconds
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The content digest of what is at `path` (absolute), or `nil` when nothing is there.
+    ///
+    /// A directory has the fixed `ContentDigest.directory`. A file that exists but cannot be read gets
+    /// a digest that matches nothing, ever, so whatever depends on it runs (and its command reports the
+    /// real problem).
+    public func digest(ofFileAt path: String) -> ContentDigest? {
+        let readStart = now()
+        guard let status = FileSystem.status(path) else {
+            entries[path] = nil
+            return nil
+        }
+        if status.kind == .directory { return .directory }
+        if let cached = entries[path], cached.isTrusted, cached.status == status { return cached.digest }
+
+        guard let (opened, digest) = read(path) else { return unmatchableDigest(path) }
+        let trusted = max(opened.modificationNanoseconds, opened.changeNanoseconds) + racyWindow <= readStart
+        let entry = StatCacheEntry(status: opened, digest: digest, isTrusted: trusted)
+        entries[path] = entry
+        if trusted { newEntries[path] = entry }
+        return digest
+    }
+
+    /// The trusted entries learned since the last call, for `StateStore` to persist.
+    public func takeNewEntries() -> [(path: String, entry: StatCacheEntry)] {
+        defer { newEntries = [:] }
+        return newEntries.map { ($0.key, $0.value) }
+    }
+
+    /// Reads and hashes the file; the stat returned is the open file's, taken before reading.
+    private func read(_ path: String) -> (FileStatus, ContentDigest)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard let status = FileSystem.status(descriptor: descriptor), status.kind != .directory else { return nil }
+        contentReads += 1
+        var hasher = SHA256()
+        while true {
+            let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        return (status, ContentDigest(hasher.finalize()))
+    }
+
+    private func unmatchableDigest(_ path: String) -> ContentDigest {
+        unreadableCount += 1
+        var hasher = CanonicalHasher(domain: "opsrun: unreadable")
+        hasher.add(path)
+        hasher.add(UInt64(bitPattern: now()))
+        hasher.add(unreadableCount)
+        return hasher.finalize()
+    }
+}
+
+/// `read(2)`, named apart from the method above.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

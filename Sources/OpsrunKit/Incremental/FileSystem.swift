@@ -1,0 +1,108 @@
+// The few POSIX calls the up-to-date machinery needs, called directly: a no-op run over 10,000 tasks
+// stats every source and output, and FileManager's per-call overhead would dominate it. opsrun is a
+// Linux tool (SPEC); the Darwin branch only keeps the package compiling elsewhere.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `stat(2)` says about a file, reduced to what the stat cache keys on.
+public struct FileStatus: Hashable, Sendable {
+    public enum Kind: UInt8, Sendable {
+        case regular = 0, directory = 1, symbolicLink = 2, other = 3
+    }
+
+    public var kind: Kind
+    public var size: Int64
+    public var modificationNanoseconds: Int64
+    /// Status-change time: set by the kernel on every write or metadata change, never by `touch -d`.
+    public var changeNanoseconds: Int64
+    public var inode: UInt64
+
+    public init(kind: Kind, size: Int64, modificationNanoseconds: Int64, changeNanoseconds: Int64, inode: UInt64) {
+        self.kind = kind
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.changeNanoseconds = changeNanoseconds
+        self.inode = inode
+    }
+
+    init(_ raw: stat) {
+        let mode = raw.st_mode & S_IFMT
+        kind = mode == S_IFREG ? .regular : mode == S_IFDIR ? .directory : mode == S_IFLNK ? .symbolicLink : .other
+        size = Int64(raw.st_size)
+        #if canImport(Darwin)
+        modificationNanoseconds = Int64(raw.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(raw.st_mtimespec.tv_nsec)
+        changeNanoseconds = Int64(raw.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(raw.st_ctimespec.tv_nsec)
+        #else
+        modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+        changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
+        #endif
+        inode = UInt64(raw.st_ino)
+    }
+}
+
+/// One name in a directory, with its type when the directory entry tells it.
+struct DirectoryEntry {
+    var name: String
+    /// `nil` when the file system does not say (`DT_UNKNOWN`); ask `FileSystem.status` then.
+    var kind: FileStatus.Kind?
+}
+
+/// Thin wrappers over POSIX file calls; every path is absolute or relative to the current directory.
+enum FileSystem {
+    /// `stat` (following symbolic links) or `lstat`; `nil` when nothing is there or it cannot be seen.
+    static func status(_ path: String, followingLinks: Bool = true) -> FileStatus? {
+        var raw = stat()
+        let result = followingLinks ? stat(path, &raw) : lstat(path, &raw)
+        return result == 0 ? FileStatus(raw) : nil
+    }
+
+    static func status(descriptor: Int32) -> FileStatus? {
+        var raw = stat()
+        return fstat(descriptor, &raw) == 0 ? FileStatus(raw) : nil
+    }
+
+    /// The names in a directory except `.` and `..`, in no particular order; `nil` if it cannot be read.
+    static func entries(of path: String) -> [DirectoryEntry]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var result: [DirectoryEntry] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            let kind: FileStatus.Kind?
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .regular
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symbolicLink
+            case Int32(DT_UNKNOWN): kind = nil
+            default: kind = .other
+            }
+            result.append(DirectoryEntry(name: name, kind: kind))
+        }
+        return result
+    }
+
+    /// Wall-clock time in nanoseconds since 1970: the clock file timestamps are taken from.
+    static func realtimeNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// `base/relative`, or `relative` itself when it is absolute.
+    static func join(_ base: String, _ relative: String) -> String {
+        if relative.hasPrefix("/") { return relative }
+        if base.isEmpty { return relative }
+        return base.hasSuffix("/") ? base + relative : base + "/" + relative
+    }
+
+    /// The text of the last `errno`, e.g. "No space left on device".
+    static func lastErrorText() -> String { String(cString: strerror(errno)) }
+}

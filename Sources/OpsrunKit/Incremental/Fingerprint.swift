@@ -1,0 +1,164 @@
+// A task's fingerprint is SHA-256 over a canonical, length-prefixed encoding of everything that
+// defines it (SPEC §5): its commands, the environment variables that apply to it, its directory, the
+// content of each source and the content of each prerequisite's outputs. Prerequisites enter by the
+// content of what they wrote, not by whether they ran: a prerequisite that rewrote identical bytes
+// leaves its dependents' fingerprints alone (early cutoff).
+//
+// Besides the whole, the parts that cannot be named file by file (commands, environment, directory)
+// get digests of their own, so that `--explain` can say which one changed; sources and prerequisite
+// outputs are kept in the record path by path for the same reason.
+
+/// An environment variable as the task's commands see it.
+public struct EnvironmentVariable: Hashable, Sendable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A file (as the manifest names it) and the digest of its content.
+public struct FileDigest: Hashable, Sendable {
+    public var path: String
+    public var digest: ContentDigest
+
+    public init(path: String, digest: ContentDigest) {
+        self.path = path
+        self.digest = digest
+    }
+}
+
+/// The outputs one prerequisite left, by content.
+public struct PrerequisiteOutputs: Hashable, Sendable {
+    public var task: String
+    public var outputs: [FileDigest]
+
+    public init(task: String, outputs: [FileDigest]) {
+        self.task = task
+        self.outputs = outputs
+    }
+}
+
+/// Everything that defines a task for the up-to-date check, already resolved to content.
+public struct TaskDefinitionInput: Hashable, Sendable {
+    /// The commands, in order, as written.
+    public var commands: [String]
+    /// The variables that apply to this task with their final values: the manifest's `env`, the
+    /// task's `env` and `NAME=VALUE` arguments, expanded. Not the whole inherited environment: a
+    /// changed `PATH` or terminal size must not rebuild everything. Order does not matter; for a
+    /// name given twice the last value counts.
+    public var environment: [EnvironmentVariable]
+    /// The working directory as the manifest defines it, relative to the manifest (`.` by default),
+    /// so that moving the whole project does not make every task run.
+    public var directory: String
+    /// Every file the source patterns matched now, with its content digest (order does not matter).
+    public var sources: [FileDigest]
+    /// Each direct prerequisite (a group stands for its own prerequisites) with its outputs' digests.
+    public var prerequisiteOutputs: [PrerequisiteOutputs]
+
+    public init(
+        commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
+        sources: [FileDigest] = [], prerequisiteOutputs: [PrerequisiteOutputs] = []
+    ) {
+        self.commands = commands
+        self.environment = environment
+        self.directory = directory
+        self.sources = sources
+        self.prerequisiteOutputs = prerequisiteOutputs
+    }
+
+    /// The same definition in its one canonical form: environment by name (last value wins), files
+    /// by path, prerequisites by name. Two inputs that mean the same thing are equal in this form.
+    public var canonical: TaskDefinitionInput {
+        var result = self
+        // Most inputs are already canonical (one source, names in order): check before rebuilding.
+        if !Self.isStrictlyAscending(environment.lazy.map(\.name)) {
+            var byName: [String: String] = [:]
+            for variable in environment { byName[variable.name] = variable.value }
+            result.environment = byName.keys.sorted(by: Self.bytewise).map { EnvironmentVariable($0, byName[$0]!) }
+        }
+        result.sources = Self.sortedFiles(sources)
+        if prerequisiteOutputs.contains(where: { !Self.isStrictlyAscending($0.outputs.lazy.map(\.path)) })
+            || !Self.isStrictlyAscending(prerequisiteOutputs.lazy.map(\.task)) {
+            result.prerequisiteOutputs = prerequisiteOutputs
+                .map { PrerequisiteOutputs(task: $0.task, outputs: Self.sortedFiles($0.outputs)) }
+                .sorted { Self.bytewise($0.task, $1.task) }
+        }
+        return result
+    }
+
+    static func bytewise(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    static func isStrictlyAscending<C: Collection>(_ names: C) -> Bool where C.Element == String {
+        zip(names, names.dropFirst()).allSatisfy { bytewise($0, $1) }
+    }
+
+    /// Sorted by path, the first of each path kept.
+    static func sortedFiles(_ files: [FileDigest]) -> [FileDigest] {
+        if isStrictlyAscending(files.lazy.map(\.path)) { return files }
+        var seen: Set<String> = []
+        return files.sorted { bytewise($0.path, $1.path) }.filter { seen.insert($0.path).inserted }
+    }
+}
+
+/// SHA-256 fingerprints of a task definition: the whole, and the parts `--explain` names.
+public struct Fingerprint: Hashable, Sendable {
+    public var whole: ContentDigest
+    public var commands: ContentDigest
+    public var environment: ContentDigest
+    public var directory: ContentDigest
+
+    public init(whole: ContentDigest, commands: ContentDigest, environment: ContentDigest, directory: ContentDigest) {
+        self.whole = whole
+        self.commands = commands
+        self.environment = environment
+        self.directory = directory
+    }
+
+    /// The fingerprint of `input` (canonicalized first, so order never matters where it means nothing).
+    public init(_ input: TaskDefinitionInput) {
+        self.init(canonical: input.canonical)
+    }
+
+    /// For an input already in canonical form.
+    init(canonical input: TaskDefinitionInput) {
+        var commands = CanonicalHasher(domain: "opsrun commands v1")
+        commands.add(input.commands.count)
+        for command in input.commands { commands.add(command) }
+        self.commands = commands.finalize()
+
+        var environment = CanonicalHasher(domain: "opsrun environment v1")
+        environment.add(input.environment.count)
+        for variable in input.environment {
+            environment.add(variable.name)
+            environment.add(variable.value)
+        }
+        self.environment = environment.finalize()
+
+        var directory = CanonicalHasher(domain: "opsrun directory v1")
+        directory.add(input.directory)
+        self.directory = directory.finalize()
+
+        var whole = CanonicalHasher(domain: "opsrun task fingerprint v1")
+        whole.add(self.commands)
+        whole.add(self.environment)
+        whole.add(self.directory)
+        Self.add(input.sources, to: &whole)
+        whole.add(input.prerequisiteOutputs.count)
+        for prerequisite in input.prerequisiteOutputs {
+            whole.add(prerequisite.task)
+            Self.add(prerequisite.outputs, to: &whole)
+        }
+        self.whole = whole.finalize()
+    }
+
+    private static func add(_ files: [FileDigest], to hasher: inout CanonicalHasher) {
+        hasher.add(files.count)
+        for file in files {
+            hasher.add(file.path)
+            hasher.add(file.digest)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+// Expanding a glob walks only the directories the pattern can reach, with an explicit work list
+// (no recursion, so a tree thousands of levels deep is fine) and a visited set of
+// (directory, pattern position) pairs, so `a/**/b/**/c` never walks a subtree twice for the same
+// position. `**` does not descend into symbolic links to directories (a link to `..` would loop
+// forever); a link named by a literal or single-segment wildcard is followed, since the pattern's
+// own length bounds that. Results are files, never directories, sorted by their UTF-8 bytes, so the
+// order — and every fingerprint built from it — is the same on every machine and in every locale.
+
+/// The paths one pattern names.
+public struct GlobExpansion: Hashable, Sendable {
+    /// Matching paths as the pattern writes them (relative to the base directory, or absolute),
+    /// sorted by UTF-8 bytes, without duplicates.
+    public var paths: [String]
+    /// The pattern has no wildcard and nothing is at the path it names. This is not an error: a
+    /// missing source simply is not part of the fingerprint until it appears.
+    public var isMissing: Bool
+
+    public init(paths: [String], isMissing: Bool = false) {
+        self.paths = paths
+        self.isMissing = isMissing
+    }
+}
+
+extension GlobPattern {
+    /// The files this pattern matches under `baseDirectory` (ignored for an absolute pattern).
+    ///
+    /// A pattern without wildcards names one path and matches it whatever it is, a directory
+    /// included; with wildcards, only non-directories match.
+    public func expand(in baseDirectory: String) -> GlobExpansion {
+        let root = isAbsolute ? "/" : baseDirectory
+        func absolute(_ display: String) -> String {
+            isAbsolute ? display : FileSystem.join(root, display)
+        }
+        if !hasWildcards {
+            let path = literalPath
+            return FileSystem.status(absolute(path)) == nil
+                ? GlobExpansion(paths: [], isMissing: true) : GlobExpansion(paths: [path])
+        }
+
+        var results: [String] = []
+        var visited: Set<Position> = []
+        var work: [Position] = []
+        var listings: [String: [DirectoryEntry]] = [:]
+        func list(_ prefix: String) -> [DirectoryEntry] {
+            if let cached = listings[prefix] { return cached }
+            let listed = FileSystem.entries(of: prefix.isEmpty ? root : absolute(prefix)) ?? []
+            listings[prefix] = listed
+            return listed
+        }
+        func push(_ prefix: String, _ index: Int) {
+            let position = Position(prefix: prefix, index: index)
+            if visited.insert(position).inserted { work.append(position) }
+        }
+
+        push(isAbsolute ? "/" : "", 0)
+        while let position = work.popLast() {
+            let prefix = position.prefix
+            let isLast = position.index == segments.count - 1
+            switch segments[position.index] {
+            case .literal(let name):
+                guard let status = FileSystem.status(absolute(prefix + name)) else { continue }
+                if isLast {
+                    if status.kind != .directory { results.append(prefix + name) }
+                } else if status.kind == .directory {
+                    push(prefix + name + "/", position.index + 1)
+                }
+            case .wildcard(let matcher):
+                for entry in list(prefix)
+                where !Self.alwaysSkipped.contains(entry.name) && matcher.matches(entry.name) {
+                    let path = prefix + entry.name
+                    // Follow a link here: its target's type decides.
+                    let kind = entry.kind == .symbolicLink || entry.kind == nil
+                        ? FileSystem.status(absolute(path))?.kind : entry.kind
+                    guard let kind else { continue }
+                    if isLast {
+                        if kind != .directory { results.append(path) }
+                    } else if kind == .directory {
+                        push(path + "/", position.index + 1)
+                    }
+                }
+            case .anyDirectories:
+                push(prefix, position.index + 1)
+                for entry in list(prefix)
+                where !entry.name.hasPrefix(".") && !Self.alwaysSkipped.contains(entry.name) {
+                    // Do not follow a link here: `**` through `loop -> ..` would never end.
+                    let kind = entry.kind ?? FileSystem.status(absolute(prefix + entry.name), followingLinks: false)?.kind
+                    if kind == .directory { push(prefix + entry.name + "/", position.index) }
+                }
+            }
+        }
+        return GlobExpansion(paths: Self.sortedUnique(results))
+    }
+
+    /// Several patterns' files together (sorted, without duplicates), and the patterns without
+    /// wildcards that named nothing.
+    public static func expand(_ patterns: [String], in baseDirectory: String) -> (paths: [String], missing: [String]) {
+        var paths: [String] = []
+        var missing: [String] = []
+        for text in patterns {
+            let expansion = GlobPattern(text).expand(in: baseDirectory)
+            if expansion.isMissing { missing.append(text) }
+            paths.append(contentsOf: expansion.paths)
+        }
+        return (sortedUnique(paths), missing)
+    }
+
+    static func sortedUnique(_ paths: [String]) -> [String] {
+        var sorted = paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var write = 0
+        for read in sorted.indices where read == 0 || sorted[read] != sorted[write - 1] {
+            sorted[write] = sorted[read]
+            write += 1
+        }
+        sorted.removeSubrange(write...)
+        return sorted
+    }
+
+    /// A directory reached (as its display prefix, ending in `/` or empty) at a pattern position.
+    private struct Position: Hashable {
+        var prefix: String
+        var index: Int
+    }
+}

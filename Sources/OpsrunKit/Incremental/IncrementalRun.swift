@@ -1,0 +1,200 @@
+// The one object a run talks to about "up to date", so the driver makes three calls per task and
+// knows nothing of globs, hashes or logs:
+//   check(task)      when the task's operation becomes ready (all prerequisites finished): only
+//                    then are its prerequisites' outputs final, and early cutoff needs their bytes;
+//   willRun(check)   just before its commands start, if the check said it must run;
+//   succeeded(check) / failed(check) when it ends.
+// Prerequisite outputs are taken as the prerequisite left them in this run: hashed when it was found
+// up to date or after it succeeded, so each file is hashed about once per run. A group (a task with
+// no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
+// prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
+
+/// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
+public struct IncrementalTaskSpec: Sendable {
+    public var name: String
+    public var commands: [String]
+    /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
+    public var environment: [EnvironmentVariable]
+    /// The working directory as written, relative to the manifest's directory: `.` by default.
+    public var directory: String
+    /// The absolute working directory: the base of `sources` and `outputs`.
+    public var absoluteDirectory: String
+    /// Patterns, relative to `absoluteDirectory`. A pattern without wildcards naming a directory
+    /// stands for every file beneath it.
+    public var sources: [String]
+    /// Paths (or patterns), relative to `absoluteDirectory`.
+    public var outputs: [String]
+    /// Direct prerequisites by name.
+    public var prerequisites: [String]
+
+    public init(
+        name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
+        absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], prerequisites: [String] = []
+    ) {
+        self.name = name
+        self.commands = commands
+        self.environment = environment
+        self.directory = directory
+        self.absoluteDirectory = absoluteDirectory
+        self.sources = sources
+        self.outputs = outputs
+        self.prerequisites = prerequisites
+    }
+}
+
+/// What `IncrementalRun.check` found; hand it back to `willRun`, `succeeded` or `failed`.
+public struct TaskCheck: Sendable {
+    public let task: IncrementalTaskSpec
+    public let verdict: UpToDateVerdict
+    /// Source patterns without wildcards that name nothing now. Not an error; a caller may warn.
+    public let missingSources: [String]
+    /// The inputs as hashed at check time: what a success records.
+    let input: TaskDefinitionInput
+}
+
+/// The up-to-date bookkeeping of one run: decisions, invalidations and records.
+public final class IncrementalRun {
+    let store: StateStore
+    let hasher: FileHasher
+    private let force: Bool
+    private var specs: [String: IncrementalTaskSpec] = [:]
+    /// Outputs as each task left them in this run, for its dependents.
+    private var exports: [String: [FileDigest]] = [:]
+    /// Tasks found to need a run that have not ended yet.
+    private var pending: Set<String> = []
+
+    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
+    public init(stateDirectory: String, force: Bool = false) {
+        store = StateStore(directory: stateDirectory)
+        hasher = FileHasher(entries: store.statCache)
+        self.force = force
+    }
+
+    /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
+    public var diagnostics: [Diagnostic] { store.diagnostics }
+
+    /// Decides whether `task` is up to date. Call when its operation becomes ready, after every
+    /// prerequisite was checked and, if it ran, ended (`succeeded` or `failed`).
+    public func check(_ task: IncrementalTaskSpec) -> TaskCheck {
+        specs[task.name] = task
+        let outputs = outputStates(of: task)
+        var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
+        var missing: [String] = []
+        var waitingFor: String?
+        if !task.sources.isEmpty {
+            (input.sources, missing) = sources(of: task)
+            let prerequisites = effectivePrerequisites(of: task)
+            waitingFor = prerequisites.first { pending.contains($0) }
+            input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
+        }
+        var verdict = UpToDateCheck.verdict(
+            for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
+            entry: store.entries[task.name], force: force)
+        if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
+        if verdict.isUpToDate {
+            exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
+        } else {
+            pending.insert(task.name)
+        }
+        return TaskCheck(task: task, verdict: verdict, missingSources: missing, input: input)
+    }
+
+    /// Invalidates the task's record, durably, before its commands start. A returned warning means
+    /// the state could not be written (and was removed): print it; the run goes on.
+    public func willRun(_ check: TaskCheck) -> Diagnostic? {
+        pending.insert(check.task.name)
+        do { try store.recordStarted(check.task.name) } catch { return error }
+        return nil
+    }
+
+    /// Hashes the task's outputs and records its success (for a task with sources).
+    public func succeeded(_ check: TaskCheck) -> Diagnostic? {
+        let name = check.task.name
+        pending.remove(name)
+        let outputs = outputStates(of: check.task).compactMap { state in
+            state.digest.map { FileDigest(path: state.path, digest: $0) }
+        }
+        exports[name] = outputs
+        guard !check.task.sources.isEmpty else { return nil }
+        do {
+            try store.recordSucceeded(name, TaskRecord(input: check.input, outputs: outputs), statEntries: hasher.takeNewEntries())
+        } catch { return error }
+        return nil
+    }
+
+    /// The task failed (or was interrupted): nothing is recorded, and its dependents that still run
+    /// (`allow_failure`) see its outputs as they are on disk.
+    public func failed(_ check: TaskCheck) {
+        pending.remove(check.task.name)
+        exports[check.task.name] = nil
+    }
+
+    /// Persists what the stat cache learned and closes the state. Call once, at the end of the run.
+    public func finish() -> Diagnostic? {
+        defer { store.close() }
+        do { try store.recordStatEntries(hasher.takeNewEntries()) } catch { return error }
+        return nil
+    }
+
+    // MARK: - Gathering
+
+    private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
+        var states: [OutputState] = []
+        for text in task.outputs {
+            let pattern = GlobPattern(text)
+            if !pattern.hasWildcards {
+                states.append(OutputState(path: text, digest: hasher.digest(ofFileAt: absolute(pattern.literalPath, in: task))))
+                continue
+            }
+            let paths = pattern.expand(in: task.absoluteDirectory).paths
+            if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
+            for path in paths { states.append(OutputState(path: path, digest: hasher.digest(ofFileAt: absolute(path, in: task)))) }
+        }
+        return states
+    }
+
+    private func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
+        var (paths, missing) = GlobPattern.expand(task.sources, in: task.absoluteDirectory)
+        var files: [FileDigest] = []
+        var index = 0
+        while index < paths.count {
+            let path = paths[index]
+            index += 1
+            guard let digest = hasher.digest(ofFileAt: absolute(path, in: task)) else { continue }
+            if digest == .directory {
+                // Only a literal names a directory: it stands for the files beneath it.
+                paths.append(contentsOf: GlobPattern(path + "/**").expand(in: task.absoluteDirectory).paths)
+            } else {
+                files.append(FileDigest(path: path, digest: digest))
+            }
+        }
+        return (files, missing)
+    }
+
+    /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
+    private func effectivePrerequisites(of task: IncrementalTaskSpec) -> [String] {
+        var result: [String] = []
+        var seen: Set<String> = []
+        var work = Array(task.prerequisites.reversed())
+        while let name = work.popLast() {
+            guard seen.insert(name).inserted else { continue }
+            if let spec = specs[name], spec.commands.isEmpty {
+                work.append(contentsOf: spec.prerequisites.reversed())
+                if spec.outputs.isEmpty { continue }
+            }
+            result.append(name)
+        }
+        return result
+    }
+
+    /// The prerequisite's outputs as it left them in this run, or as they are on disk now.
+    private func outputsLeft(by name: String) -> [FileDigest] {
+        if let known = exports[name] { return known }
+        guard let spec = specs[name] else { return [] }
+        return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
+    }
+
+    private func absolute(_ path: String, in task: IncrementalTaskSpec) -> String {
+        FileSystem.join(task.absoluteDirectory, path)
+    }
+}

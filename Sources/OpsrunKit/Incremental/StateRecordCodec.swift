@@ -1,0 +1,216 @@
+// The state log's records are a small binary encoding (varint lengths, raw 32-byte digests) rather
+// than JSON: a no-op run over 10,000 tasks reads every record before it can skip anything, and
+// decoding JSON of that size costs more than the whole run may. Decoding checks every bound and
+// fails with `nil` — a record that passed its checksum but cannot be decoded is treated like damage.
+
+/// One record of the state log.
+enum StateRecord: Hashable, Sendable {
+    /// The task succeeded and left this record.
+    case succeeded(task: String, record: TaskRecord)
+    /// The task is about to run; its earlier record no longer holds.
+    case started(task: String)
+    /// A trusted stat cache entry for an absolute path.
+    case stat(path: String, entry: StatCacheEntry)
+
+    /// What a later record replaces: the entry of a task, or the stat of a path.
+    enum Key: Hashable {
+        case task(String)
+        case stat(String)
+    }
+
+    var key: Key {
+        switch self {
+        case .succeeded(let task, _), .started(let task): .task(task)
+        case .stat(let path, _): .stat(path)
+        }
+    }
+
+    private enum Kind: UInt8 {
+        case succeeded = 1, started = 2, stat = 3
+    }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        switch self {
+        case .succeeded(let task, let record):
+            writer.byte(Kind.succeeded.rawValue)
+            writer.string(task)
+            for digest in [record.fingerprint.whole, record.fingerprint.commands,
+                           record.fingerprint.environment, record.fingerprint.directory] {
+                writer.digest(digest)
+            }
+            writer.files(record.sources)
+            writer.varint(UInt64(record.prerequisiteOutputs.count))
+            for prerequisite in record.prerequisiteOutputs {
+                writer.string(prerequisite.task)
+                writer.files(prerequisite.outputs)
+            }
+            writer.files(record.outputs)
+        case .started(let task):
+            writer.byte(Kind.started.rawValue)
+            writer.string(task)
+        case .stat(let path, let entry):
+            writer.byte(Kind.stat.rawValue)
+            writer.string(path)
+            writer.byte(entry.status.kind.rawValue)
+            writer.varint(UInt64(bitPattern: entry.status.size))
+            writer.varint(UInt64(bitPattern: entry.status.modificationNanoseconds))
+            writer.varint(UInt64(bitPattern: entry.status.changeNanoseconds))
+            writer.varint(entry.status.inode)
+            writer.digest(entry.digest)
+            writer.byte(entry.isTrusted ? 1 : 0)
+        }
+        return writer.bytes
+    }
+
+    init?(decoding bytes: ArraySlice<UInt8>) {
+        var reader = ByteReader(bytes)
+        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)) else { return nil }
+        switch kind {
+        case .succeeded:
+            guard let task = reader.string(), let whole = reader.digest(), let commands = reader.digest(),
+                  let environment = reader.digest(), let directory = reader.digest(),
+                  let sources = reader.files(), let count = reader.count() else { return nil }
+            var prerequisites: [PrerequisiteOutputs] = []
+            for _ in 0..<count {
+                guard let name = reader.string(), let outputs = reader.files() else { return nil }
+                prerequisites.append(PrerequisiteOutputs(task: name, outputs: outputs))
+            }
+            guard let outputs = reader.files() else { return nil }
+            let fingerprint = Fingerprint(whole: whole, commands: commands, environment: environment, directory: directory)
+            self = .succeeded(task: task, record: TaskRecord(
+                fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs))
+        case .started:
+            guard let task = reader.string() else { return nil }
+            self = .started(task: task)
+        case .stat:
+            guard let path = reader.string(), let kind = reader.byte().flatMap(FileStatus.Kind.init(rawValue:)),
+                  let size = reader.varint(), let modified = reader.varint(), let changed = reader.varint(),
+                  let inode = reader.varint(), let digest = reader.digest(), let trusted = reader.byte()
+            else { return nil }
+            let status = FileStatus(
+                kind: kind, size: Int64(bitPattern: size), modificationNanoseconds: Int64(bitPattern: modified),
+                changeNanoseconds: Int64(bitPattern: changed), inode: inode)
+            self = .stat(path: path, entry: StatCacheEntry(status: status, digest: digest, isTrusted: trusted == 1))
+        }
+        guard reader.isAtEnd else { return nil }
+    }
+}
+
+/// Appends little-endian integers, LEB128 varints, length-prefixed strings and digests.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func uint32(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7f) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    mutating func string(_ text: String) {
+        varint(UInt64(text.utf8.count))
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func digest(_ digest: ContentDigest) {
+        uint64(digest.w0)
+        uint64(digest.w1)
+        uint64(digest.w2)
+        uint64(digest.w3)
+    }
+
+    mutating func uint64(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func files(_ files: [FileDigest]) {
+        varint(UInt64(files.count))
+        for file in files {
+            string(file.path)
+            digest(file.digest)
+        }
+    }
+}
+
+/// Reads what `ByteWriter` wrote; every read returns `nil` rather than run past the end.
+struct ByteReader {
+    private let bytes: ArraySlice<UInt8>
+    private var index: Int
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        index = bytes.startIndex
+    }
+
+    var isAtEnd: Bool { index == bytes.endIndex }
+
+    mutating func byte() -> UInt8? {
+        guard index < bytes.endIndex else { return nil }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    mutating func uint32() -> UInt32? {
+        guard bytes.endIndex - index >= 4 else { return nil }
+        var value: UInt32 = 0
+        for shift in 0..<4 { value |= UInt32(bytes[index + shift]) << (8 * shift) }
+        index += 4
+        return value
+    }
+
+    mutating func varint() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while let byte = byte() {
+            guard shift < 64 else { return nil }
+            value |= UInt64(byte & 0x7f) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// A count of items that each take at least one byte: never more than the bytes left.
+    mutating func count() -> Int? {
+        guard let value = varint(), value <= UInt64(bytes.endIndex - index) else { return nil }
+        return Int(value)
+    }
+
+    mutating func string() -> String? {
+        guard let length = count() else { return nil }
+        defer { index += length }
+        return String(decoding: bytes[index..<index + length], as: UTF8.self)
+    }
+
+    mutating func digest() -> ContentDigest? {
+        guard bytes.endIndex - index >= 32 else { return nil }
+        defer { index += 32 }
+        return ContentDigest(w0: word(at: index), w1: word(at: index + 8), w2: word(at: index + 16), w3: word(at: index + 24))
+    }
+
+    private func word(at start: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for shift in 0..<8 { value |= UInt64(bytes[start + shift]) << (8 * UInt64(shift)) }
+        return value
+    }
+
+    mutating func files() -> [FileDigest]? {
+        guard let count = count() else { return nil }
+        var files: [FileDigest] = []
+        files.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let path = string(), let digest = digest() else { return nil }
+            files.append(FileDigest(path: path, digest: digest))
+        }
+        return files
+    }
+}

@@ -1,0 +1,172 @@
+// The up-to-date decision is a pure function of values the caller gathered (current inputs, current
+// outputs, the stored entry), so every reason is unit-tested without touching a disk, and the order in
+// which reasons are looked for is written once, here:
+//   forced; then, for a task without sources, only its outputs' existence; otherwise no record, an
+//   unfinished last run, a missing output, commands, environment, directory, each source by path,
+//   each prerequisite by name, and last an output whose bytes are not those the record describes.
+// The first reason found is the one `--explain` prints, so the most telling comes first.
+
+/// Why a task runs, in the words `--explain` prints.
+public enum RunReason: Hashable, Sendable, CustomStringConvertible {
+    case forced
+    case hasNoSources
+    case noRecord
+    case lastRunDidNotSucceed
+    case outputMissing(String)
+    case outputChanged(String)
+    case commandChanged
+    case environmentChanged
+    case directoryChanged
+    case sourceChanged(String)
+    case sourceAdded(String)
+    case sourceRemoved(String)
+    case prerequisiteWroteDifferentOutputs(String)
+    case prerequisiteAdded(String)
+    case prerequisiteRemoved(String)
+    /// Only in a dry run: the prerequisite would run first, so what it writes is not known yet.
+    case prerequisiteRunsFirst(String)
+    /// The fingerprint differs although no part does: the fingerprint's own format changed.
+    case definitionChanged
+
+    public var description: String {
+        switch self {
+        case .forced: "forced (-B)"
+        case .hasNoSources: "it has no sources"
+        case .noRecord: "no record of a previous run"
+        case .lastRunDidNotSucceed: "its last run did not succeed"
+        case .outputMissing(let path): "output \(path) missing"
+        case .outputChanged(let path): "output \(path) changed since its last run"
+        case .commandChanged: "command changed"
+        case .environmentChanged: "environment changed"
+        case .directoryChanged: "directory changed"
+        case .sourceChanged(let path): "source \(path) changed"
+        case .sourceAdded(let path): "source \(path) added"
+        case .sourceRemoved(let path): "source \(path) removed"
+        case .prerequisiteWroteDifferentOutputs(let task): "prerequisite \(task) wrote different outputs"
+        case .prerequisiteAdded(let task): "prerequisite \(task) added"
+        case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
+        case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
+        case .definitionChanged: "its definition changed"
+        }
+    }
+}
+
+/// Why a task is skipped.
+public enum UpToDateReason: Hashable, Sendable, CustomStringConvertible {
+    /// Nothing that defines it changed since its last successful run, and its outputs are as it left them.
+    case unchanged
+    /// It has no sources, and every output it declares exists.
+    case allOutputsExist
+
+    public var description: String {
+        switch self {
+        case .unchanged: "up to date"
+        case .allOutputsExist: "up to date: all outputs exist"
+        }
+    }
+}
+
+/// The decision for one task.
+public enum UpToDateVerdict: Hashable, Sendable, CustomStringConvertible {
+    case upToDate(UpToDateReason)
+    case mustRun(RunReason)
+
+    public var isUpToDate: Bool { if case .upToDate = self { true } else { false } }
+
+    public var description: String {
+        switch self {
+        case .upToDate(let reason): reason.description
+        case .mustRun(let reason): reason.description
+        }
+    }
+}
+
+/// One declared output as it is now: its digest, or `nil` when it is missing.
+public struct OutputState: Hashable, Sendable {
+    public var path: String
+    public var digest: ContentDigest?
+
+    public init(path: String, digest: ContentDigest?) {
+        self.path = path
+        self.digest = digest
+    }
+}
+
+/// Decides whether a task is up to date (SPEC §5).
+public enum UpToDateCheck {
+    /// - Parameters:
+    ///   - input: the task's definition resolved to content now.
+    ///   - declaresSources: the task has `sources:` (even if they match nothing at the moment).
+    ///   - outputs: every declared output, in declared order, as it is now.
+    ///   - entry: what the state remembers of the task.
+    ///   - force: `-B`.
+    public static func verdict(
+        for input: TaskDefinitionInput, declaresSources: Bool, outputs: [OutputState],
+        entry: TaskEntry?, force: Bool
+    ) -> UpToDateVerdict {
+        if force { return .mustRun(.forced) }
+        let missing = outputs.first { $0.digest == nil }
+        if !declaresSources {
+            if outputs.isEmpty { return .mustRun(.hasNoSources) }
+            if let missing { return .mustRun(.outputMissing(missing.path)) }
+            return .upToDate(.allOutputsExist)
+        }
+        guard let entry else { return .mustRun(.noRecord) }
+        guard case .succeeded(let record) = entry else { return .mustRun(.lastRunDidNotSucceed) }
+        if let missing { return .mustRun(.outputMissing(missing.path)) }
+
+        let canonical = input.canonical
+        let fingerprint = Fingerprint(canonical: canonical)
+        let changedOutput = outputs.first { output in
+            record.outputs.first { $0.path == output.path }?.digest != output.digest
+        }
+        if fingerprint.whole == record.fingerprint.whole, changedOutput == nil { return .upToDate(.unchanged) }
+
+        if fingerprint.commands != record.fingerprint.commands { return .mustRun(.commandChanged) }
+        if fingerprint.environment != record.fingerprint.environment { return .mustRun(.environmentChanged) }
+        if fingerprint.directory != record.fingerprint.directory { return .mustRun(.directoryChanged) }
+        if let reason = firstDifference(recorded: record.sources, current: canonical.sources) {
+            return .mustRun(reason)
+        }
+        if let reason = firstDifference(recorded: record.prerequisiteOutputs, current: canonical.prerequisiteOutputs) {
+            return .mustRun(reason)
+        }
+        if let changedOutput { return .mustRun(.outputChanged(changedOutput.path)) }
+        return .mustRun(.definitionChanged)
+    }
+
+    /// The first source, in path order, that changed, appeared or disappeared.
+    private static func firstDifference(recorded: [FileDigest], current: [FileDigest]) -> RunReason? {
+        var old = recorded.startIndex
+        var new = current.startIndex
+        // Both are sorted by path: walk them side by side.
+        while old < recorded.endIndex || new < current.endIndex {
+            if new == current.endIndex
+                || (old < recorded.endIndex && TaskDefinitionInput.bytewise(recorded[old].path, current[new].path)) {
+                return .sourceRemoved(recorded[old].path)
+            }
+            if old == recorded.endIndex || recorded[old].path != current[new].path {
+                return .sourceAdded(current[new].path)
+            }
+            if recorded[old].digest != current[new].digest { return .sourceChanged(current[new].path) }
+            old += 1
+            new += 1
+        }
+        return nil
+    }
+
+    /// The first prerequisite, by name, whose outputs differ, or that was added or removed.
+    private static func firstDifference(recorded: [PrerequisiteOutputs], current: [PrerequisiteOutputs]) -> RunReason? {
+        let old = Dictionary(recorded.map { ($0.task, $0.outputs) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(current.map { ($0.task, $0.outputs) }, uniquingKeysWith: { a, _ in a })
+        for name in Set(old.keys).union(new.keys).sorted(by: TaskDefinitionInput.bytewise) {
+            switch (old[name], new[name]) {
+            case (nil, _): return .prerequisiteAdded(name)
+            case (_, nil): return .prerequisiteRemoved(name)
+            case let (before?, now?) where before != now: return .prerequisiteWroteDifferentOutputs(name)
+            default: continue
+            }
+        }
+        return nil
+    }
+}

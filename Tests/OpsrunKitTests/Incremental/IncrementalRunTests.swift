@@ -1,0 +1,217 @@
+@testable import OpsrunKit
+import Testing
+
+/// Runs as the driver will: tasks checked in dependency order when they become ready; those that
+/// must run are "run" by a closure that writes their outputs, then recorded.
+@Suite struct IncrementalRunTests {
+    final class Project {
+        let scratch = ScratchDirectory()
+        /// What each task's "command" writes to its outputs; change it to make a task write other bytes.
+        var objectContent = "object 1"
+        var specs: [IncrementalTaskSpec] = []
+
+        init() {
+            scratch.write("src/a.c", "int a;")
+            scratch.write("src/b.c", "int b;")
+            scratch.write("link.ld", "SECTIONS")
+            specs = [
+                spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
+                spec("link", sources: ["link.ld"], outputs: ["build/app"], prerequisites: ["compile"]),
+            ]
+        }
+
+        func spec(
+            _ name: String, commands: [String]? = nil, sources: [String] = [], outputs: [String] = [],
+            prerequisites: [String] = []
+        ) -> IncrementalTaskSpec {
+            IncrementalTaskSpec(
+                name: name, commands: commands ?? ["make \(name)"], environment: [EnvironmentVariable("CFLAGS", "-O2")],
+                absoluteDirectory: scratch.path, sources: sources, outputs: outputs, prerequisites: prerequisites)
+        }
+
+        var stateDirectory: String { scratch.absolute(".opsrun") }
+
+        /// One run: each task's verdict as `--explain` would print it.
+        @discardableResult
+        func run(force: Bool = false, failing: Set<String> = [], dryRun: Bool = false) -> [String] {
+            let run = IncrementalRun(stateDirectory: stateDirectory, force: force)
+            var lines: [String] = []
+            for spec in specs {
+                let check = run.check(spec)
+                lines.append("\(spec.name): \(check.verdict)")
+                if check.verdict.isUpToDate || dryRun { continue }
+                #expect(run.willRun(check) == nil)
+                for output in spec.outputs {
+                    scratch.write(output, spec.name == "compile" ? objectContent : "built from \(objectContent)")
+                }
+                if failing.contains(spec.name) {
+                    run.failed(check)
+                } else {
+                    #expect(run.succeeded(check) == nil)
+                }
+            }
+            #expect(run.finish() == nil)
+            return lines
+        }
+    }
+
+    @Test func aSecondRunDoesNothing() {
+        let project = Project()
+        #expect(project.run() == ["compile: no record of a previous run", "link: no record of a previous run"])
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+    }
+
+    @Test func anEditedSourceRerunsItsTaskAndIdenticalOutputsStopThere() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/a.c", "int a; // comment")
+        #expect(project.run() == ["compile: source src/a.c changed", "link: up to date"])
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+    }
+
+    @Test func differentOutputsRerunTheDependents() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/b.c", "int b = 2;")
+        project.objectContent = "object 2"
+        #expect(project.run() == ["compile: source src/b.c changed", "link: prerequisite compile wrote different outputs"])
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+    }
+
+    @Test func addedAndRemovedSources() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/c.c", "int c;")
+        #expect(project.run().first == "compile: source src/c.c added")
+        project.scratch.remove("src/a.c")
+        #expect(project.run().first == "compile: source src/a.c removed")
+    }
+
+    @Test func aDeletedOrEditedOutputIsRebuilt() {
+        let project = Project()
+        project.run()
+        project.scratch.remove("build/main.o")
+        #expect(project.run() == ["compile: output build/main.o missing", "link: up to date"])
+        project.scratch.write("build/app", "edited by hand")
+        #expect(project.run() == ["compile: up to date", "link: output build/app changed since its last run"])
+    }
+
+    @Test func changedCommandsEnvironmentAndDirectory() {
+        let project = Project()
+        project.run()
+        project.specs[0].commands = ["cc -O3 -c src/a.c"]
+        #expect(project.run().first == "compile: command changed")
+        project.specs[0].environment = [EnvironmentVariable("CFLAGS", "-O0")]
+        #expect(project.run().first == "compile: environment changed")
+        project.specs[0].directory = "src/.."
+        #expect(project.run().first == "compile: directory changed")
+        #expect(project.run().first == "compile: up to date")
+    }
+
+    @Test func forceRunsEverything() {
+        let project = Project()
+        project.run()
+        #expect(project.run(force: true) == ["compile: forced (-B)", "link: forced (-B)"])
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+    }
+
+    /// The case content hashing makes dangerous: a run with new inputs fails halfway, the inputs are
+    /// reverted, and the old record matches them again — but the outputs are the failed run's.
+    @Test func aFailedRunIsNeverForgottenByRevertingTheInputs() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/a.c", "int a = broken")
+        project.objectContent = "half-written"
+        #expect(project.run(failing: ["compile"]).first == "compile: source src/a.c changed")
+        project.scratch.write("src/a.c", "int a;")
+        project.objectContent = "object 1"
+        #expect(project.run().first == "compile: its last run did not succeed")
+        #expect(project.run() == ["compile: up to date", "link: up to date"])
+    }
+
+    /// As above, but opsrun dies (kill -9) while the task runs: no `failed`, no `finish`.
+    @Test func aRunThatDiedIsNeverForgottenByRevertingTheInputs() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/a.c", "int a = 2;")
+        do {
+            let run = IncrementalRun(stateDirectory: project.stateDirectory)
+            let check = run.check(project.specs[0])
+            #expect(run.willRun(check) == nil)
+            project.scratch.write("build/main.o", "half-written")
+        }
+        project.scratch.write("src/a.c", "int a;")
+        #expect(project.run().first == "compile: its last run did not succeed")
+    }
+
+    @Test func aDryRunSaysWhichPrerequisiteRunsFirst() {
+        let project = Project()
+        project.run()
+        project.scratch.write("src/a.c", "int a = 3;")
+        #expect(project.run(dryRun: true) == ["compile: source src/a.c changed", "link: prerequisite compile runs first"])
+        // A dependent with a reason of its own gives that reason.
+        project.scratch.write("link.ld", "SECTIONS {}")
+        #expect(project.run(dryRun: true) == ["compile: source src/a.c changed", "link: source link.ld changed"])
+    }
+
+    @Test func aGroupStandsForItsPrerequisites() {
+        let project = Project()
+        project.scratch.write("pkg.txt", "package")
+        project.specs = [
+            project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
+            project.spec("all", commands: [], prerequisites: ["compile"]),
+            project.spec("package", sources: ["pkg.txt"], outputs: ["dist.tgz"], prerequisites: ["all"]),
+        ]
+        project.run()
+        #expect(project.run() == ["compile: up to date", "all: it has no sources", "package: up to date"])
+        project.scratch.write("src/a.c", "int a = 4;")
+        project.objectContent = "object 4"
+        #expect(project.run().last == "package: prerequisite compile wrote different outputs")
+    }
+
+    @Test func withoutSourcesOutputsThatExistAreEnough() {
+        let project = Project()
+        project.specs = [
+            project.spec("fetch", outputs: ["src.tgz"]),
+            project.spec("lint"),
+            project.spec("unpack", sources: ["link.ld"], outputs: ["unpacked"], prerequisites: ["fetch"]),
+        ]
+        #expect(project.run() == ["fetch: output src.tgz missing", "lint: it has no sources", "unpack: no record of a previous run"])
+        #expect(project.run() == ["fetch: up to date: all outputs exist", "lint: it has no sources", "unpack: up to date"])
+        // A fetched file replaced by hand reaches the dependent through its content.
+        project.scratch.write("src.tgz", "another archive")
+        #expect(project.run().last == "unpack: prerequisite fetch wrote different outputs")
+    }
+
+    @Test func aDirectoryNamedAsSourceStandsForTheFilesBeneath() {
+        let project = Project()
+        project.scratch.write("assets/img/logo.svg", "<svg/>")
+        project.specs = [project.spec("site", sources: ["assets"], outputs: ["site.html"])]
+        project.run()
+        #expect(project.run() == ["site: up to date"])
+        project.scratch.write("assets/img/logo.svg", "<svg></svg>")
+        #expect(project.run() == ["site: source assets/img/logo.svg changed"])
+    }
+
+    @Test func aMissingSourceIsReportedAndCountsOnceItAppears() {
+        let project = Project()
+        project.specs = [project.spec("gen", sources: ["schema.json", "src/*.c"], outputs: ["gen.c"])]
+        let run = IncrementalRun(stateDirectory: project.stateDirectory)
+        #expect(run.check(project.specs[0]).missingSources == ["schema.json"])
+        #expect(run.finish() == nil)
+        project.run()
+        #expect(project.run() == ["gen: up to date"])
+        project.scratch.write("schema.json", "{}")
+        #expect(project.run() == ["gen: source schema.json added"])
+    }
+
+    @Test func aDamagedStateMakesEverythingRunWithOneWarning() {
+        let project = Project()
+        project.run()
+        project.scratch.write(".opsrun/state", "garbage")
+        let run = IncrementalRun(stateDirectory: project.stateDirectory)
+        #expect(run.diagnostics.map(\.message) == ["not an opsrun state file; starting with no record of previous runs"])
+        #expect(run.check(project.specs[0]).verdict == .mustRun(.noRecord))
+    }
+}

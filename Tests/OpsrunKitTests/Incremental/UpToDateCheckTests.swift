@@ -1,0 +1,98 @@
+@testable import OpsrunKit
+import Testing
+
+@Suite struct UpToDateCheckTests {
+    static let input = TaskDefinitionInput(
+        commands: ["cc -c src/a.c -o build/x"],
+        environment: [EnvironmentVariable("CFLAGS", "-O2")],
+        directory: ".",
+        sources: [FileDigest(path: "src/a.c", digest: .of("a")), FileDigest(path: "src/old.c", digest: .of("old"))],
+        prerequisiteOutputs: [PrerequisiteOutputs(task: "compile", outputs: [FileDigest(path: "build/c.o", digest: .of("o"))])])
+    static let outputs = [OutputState(path: "build/x", digest: .of("x"))]
+    static let entry = TaskEntry.succeeded(TaskRecord(input: input, outputs: [FileDigest(path: "build/x", digest: .of("x"))]))
+
+    func verdict(
+        _ change: (inout TaskDefinitionInput) -> Void = { _ in }, outputs: [OutputState] = outputs,
+        entry: TaskEntry? = entry, declaresSources: Bool = true, force: Bool = false
+    ) -> String {
+        var input = Self.input
+        change(&input)
+        return UpToDateCheck.verdict(
+            for: input, declaresSources: declaresSources, outputs: outputs, entry: entry, force: force).description
+    }
+
+    @Test func unchangedIsUpToDate() {
+        #expect(verdict() == "up to date")
+        #expect(UpToDateCheck.verdict(
+            for: Self.input, declaresSources: true, outputs: Self.outputs, entry: Self.entry, force: false).isUpToDate)
+    }
+
+    @Test func eachReasonInWords() {
+        #expect(verdict(force: true) == "forced (-B)")
+        #expect(verdict(entry: nil) == "no record of a previous run")
+        #expect(verdict(entry: .unfinished) == "its last run did not succeed")
+        #expect(verdict(outputs: [OutputState(path: "build/x", digest: nil)]) == "output build/x missing")
+        #expect(verdict(outputs: [OutputState(path: "build/x", digest: .of("edited"))])
+            == "output build/x changed since its last run")
+        #expect(verdict { $0.commands = ["cc -O3 -c src/a.c -o build/x"] } == "command changed")
+        #expect(verdict { $0.environment = [EnvironmentVariable("CFLAGS", "-O0")] } == "environment changed")
+        #expect(verdict { $0.directory = "sub" } == "directory changed")
+        #expect(verdict { $0.sources[0].digest = .of("a2") } == "source src/a.c changed")
+        #expect(verdict { $0.sources.append(FileDigest(path: "src/new.c", digest: .of("n"))) } == "source src/new.c added")
+        #expect(verdict { $0.sources.removeLast() } == "source src/old.c removed")
+        #expect(verdict { $0.prerequisiteOutputs[0].outputs[0].digest = .of("o2") }
+            == "prerequisite compile wrote different outputs")
+        #expect(verdict { $0.prerequisiteOutputs.append(PrerequisiteOutputs(task: "gen", outputs: [])) }
+            == "prerequisite gen added")
+        #expect(verdict { $0.prerequisiteOutputs = [] } == "prerequisite compile removed")
+    }
+
+    @Test func withoutSourcesOnlyOutputsDecide() {
+        #expect(verdict(outputs: [], entry: nil, declaresSources: false) == "it has no sources")
+        #expect(verdict(outputs: [], declaresSources: false) == "it has no sources")
+        #expect(verdict(entry: nil, declaresSources: false) == "up to date: all outputs exist")
+        // Its commands or a changed output do not matter: only existence.
+        #expect(verdict({ $0.commands = ["other"] }, outputs: [OutputState(path: "build/x", digest: .of("?"))],
+                        entry: nil, declaresSources: false) == "up to date: all outputs exist")
+        #expect(verdict(outputs: Self.outputs + [OutputState(path: "build/y", digest: nil)], declaresSources: false)
+            == "output build/y missing")
+        #expect(verdict(declaresSources: false, force: true) == "forced (-B)")
+    }
+
+    @Test func theMostTellingReasonComesFirst() {
+        // No record beats a missing output; a missing output beats a changed command; commands,
+        // environment, directory, sources and prerequisites are looked at in that order.
+        #expect(verdict(outputs: [OutputState(path: "build/x", digest: nil)], entry: nil) == "no record of a previous run")
+        #expect(verdict({ $0.commands = ["x"] }, outputs: [OutputState(path: "build/x", digest: nil)]) == "output build/x missing")
+        #expect(verdict { $0.commands = ["x"]; $0.directory = "sub" } == "command changed")
+        #expect(verdict { $0.environment = []; $0.sources = [] } == "environment changed")
+        #expect(verdict { $0.directory = "sub"; $0.sources = [] } == "directory changed")
+        #expect(verdict { $0.sources[1].digest = .of("z"); $0.prerequisiteOutputs = [] } == "source src/old.c changed")
+        #expect(verdict({ $0.prerequisiteOutputs = [] }, outputs: [OutputState(path: "build/x", digest: .of("e"))])
+            == "prerequisite compile removed")
+        // Sources are compared in path order: the first difference is named.
+        #expect(verdict { $0.sources = [FileDigest(path: "src/0.c", digest: .of("0"))] + $0.sources } == "source src/0.c added")
+        #expect(verdict { $0.sources[0].digest = .of("a2"); $0.sources[1].digest = .of("z") } == "source src/a.c changed")
+    }
+
+    /// Early cutoff: the prerequisite ran again, but its outputs hold the same bytes.
+    @Test func aPrerequisiteThatWroteIdenticalBytesChangesNothing() {
+        #expect(verdict { $0.prerequisiteOutputs = [PrerequisiteOutputs(task: "compile", outputs: [FileDigest(path: "build/c.o", digest: .of("o"))])] }
+            == "up to date")
+    }
+
+    @Test func orderDoesNotMatter() {
+        #expect(verdict { $0.sources.reverse() } == "up to date")
+    }
+
+    @Test func aHundredThousandSourcesAreCompared() {
+        let sources = (0..<100_000).map { FileDigest(path: "src/f\($0).c", digest: .of("\($0)")) }
+        let input = TaskDefinitionInput(commands: ["cc"], sources: sources)
+        let entry = TaskEntry.succeeded(TaskRecord(input: input, outputs: []))
+        var changed = input
+        changed.sources.remove(at: 77_777)
+        #expect(UpToDateCheck.verdict(for: input, declaresSources: true, outputs: [], entry: entry, force: false) == .upToDate(.unchanged))
+        #expect(UpToDateCheck.verdict(for: changed, declaresSources: true, outputs: [], entry: entry, force: false)
+            == .mustRun(.sourceRemoved("src/f77777.c")))
+    }
+}
