@@ -23,7 +23,10 @@ public enum Driver {
                 return .success
             case .dryRun:
                 let session = try RunSession(project: project, invocation: invocation, environment: environment)
-                out.write(try printed { () throws(Diagnostic) in try session.planText(format: invocation.format) })
+                let text = try printed { () throws(Diagnostic) in
+                    try session.planText(format: invocation.format) { err.write($0 + "\n") }
+                }
+                out.write(text)
                 return .success
             case .run:
                 let session = try RunSession(project: project, invocation: invocation, environment: environment)

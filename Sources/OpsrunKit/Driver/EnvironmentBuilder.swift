@@ -25,6 +25,9 @@ public struct EnvironmentBuilder: Sendable {
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
     }
 
+    /// The names set by `NAME=VALUE` arguments.
+    public var overrideNames: [String] { overrides.map(\.name) }
+
     /// The complete environment of `taskName`'s commands, as `NAME=VALUE`.
     public func environment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> [String] {
         if taskEnvironment.isEmpty { return sharedBlock + ["OPSRUN_TASK=\(taskName)"] }

@@ -38,6 +38,28 @@ public struct OperationBuilder {
         return (specs, manifest.queues.map(\.maxConcurrent))
     }
 
+    /// What the up-to-date bookkeeping needs of each selected task, in the same order as
+    /// `operations(for:)`. Variables are expanded in `dir`, `sources` and `outputs`.
+    public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
+        selection.map { id in
+            let task = graph.tasks[id]
+            let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
+            let expand = { (text: String) in Interpolation.expand(text) { variables[$0] } }
+            // Only what the manifest and the command line set defines a task: a changed PATH in the
+            // user's shell must not make everything run again.
+            var names = Set(manifest.environment.map(\.name))
+            names.formUnion(task.environment.map(\.name))
+            names.formUnion(environment.overrideNames)
+            return IncrementalTaskSpec(
+                name: task.name, commands: task.commands.map(\.value),
+                environment: names.sorted().map { EnvironmentVariable($0, variables[$0] ?? "") },
+                directory: task.directory.map { expand($0.value) } ?? ".",
+                absoluteDirectory: workingDirectory(of: task),
+                sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
+                prerequisites: graph.prerequisites[id].map { graph.names[$0] })
+        }
+    }
+
     /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
     func workingDirectory(of task: TaskSpec) -> String {
         let base = manifest.directory

@@ -6,12 +6,33 @@ extension RunSession {
     ) -> ExitCode {
         let options = RunPrinter.Options.resolve(invocation, environment: environment, standardOutput: standardOutput)
         let printer = RunPrinter(specs: specs, options: options, standardOutput: standardOutput, standardError: standardError)
+        let gate = upToDateGate(
+            recording: true,
+            explain: invocation.explain ? { printer.note($0) } : nil,
+            warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
         let runner = ProcessRunner(graceMilliseconds: invocation.graceMilliseconds)
-        let report = OperationEngine(specs: specs, configuration: configuration, runner: runner, observer: printer).run()
+        let report = OperationEngine(
+            specs: specs, configuration: configuration, runner: runner, observer: printer, upToDate: gate
+        ).run()
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
+        gate?.finish()
         printer.finish()
         standardOutput.write(SummaryPrinter.render(report, specs: specs, style: options.style))
         return report.exitCode
+    }
+
+    /// The up-to-date bookkeeping, when any selected task declares `sources` or `outputs`
+    /// (otherwise every task runs and `.opsrun/` is not even created).
+    func upToDateGate(
+        recording: Bool, explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+    ) -> UpToDateGate? {
+        let tasks = selection.map { project.graph.tasks[$0] }
+        guard tasks.contains(where: { !$0.sources.isEmpty || !$0.outputs.isEmpty }) else { return nil }
+        let incremental = IncrementalRun(
+            stateDirectory: project.manifest.directory + "/.opsrun", force: invocation.force)
+        return UpToDateGate(
+            run: incremental, tasks: operationBuilder.incrementalSpecs(for: selection),
+            recording: recording, explain: explain, warn: warn)
     }
 }

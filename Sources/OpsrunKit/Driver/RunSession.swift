@@ -6,6 +6,7 @@ public struct RunSession {
     public let selection: [Int]
     public let specs: [OperationSpec]
     public let configuration: EngineConfiguration
+    let operationBuilder: OperationBuilder
 
     public init(project: Project, invocation: Invocation, environment: [String: String]) throws(ProjectError) {
         self.project = project
@@ -16,17 +17,23 @@ public struct RunSession {
         let builder = EnvironmentBuilder(
             processEnvironment: environment, dotenv: dotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        let (specs, queueBounds) = OperationBuilder(graph: project.graph, manifest: project.manifest, environment: builder).operations(for: selection)
+        operationBuilder = OperationBuilder(graph: project.graph, manifest: project.manifest, environment: builder)
+        let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
             keepGoing: invocation.keepGoing)
     }
 
-    /// The `-n` plan: the engine's order with a runner that starts nothing.
-    public func planText(format: OutputFormat) throws(Diagnostic) -> String {
-        let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration)
-        return try PlanPrinter.render(plan, of: project.graph, format: format)
+    /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
+    /// that are up to date; `--explain` reasons and state warnings go to `notes`.
+    public func planText(format: OutputFormat, notes: @escaping (String) -> Void) throws(Diagnostic) -> String {
+        let gate = upToDateGate(
+            recording: false, explain: invocation.explain ? notes : nil, warn: { notes($0.description) })
+        let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
+        gate?.finish()
+        let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
+        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
     }
 
     /// The `dotenv` files that exist, in order; a malformed one is a manifest error.

@@ -8,6 +8,7 @@ public final class OperationEngine {
     let configuration: EngineConfiguration
     let runner: CommandRunner
     let observer: RunObserver
+    let upToDate: UpToDateChecking?
     let graph: DependencyGraph
 
     var states: [OperationState]
@@ -18,9 +19,13 @@ public final class OperationEngine {
     var endNanoseconds: [UInt64?]
     var lastResults: [JobResult?]
     var ready: ReadySet
-    /// Ready groups, first in first out; they finish without the runner.
-    var readyGroups: [Int] = []
-    var nextReadyGroup = 0
+    /// Operations that just became ready, first in first out: each is checked for being up to
+    /// date, then finished at once (groups, up-to-date ones) or put in the queue. A list rather
+    /// than recursion, so a 100,000-long chain of up-to-date tasks cannot overflow the stack.
+    var newlyReady: [Int] = []
+    var nextNewlyReady = 0
+    /// Operations the checker was told will run; they report how they ended.
+    var checkedToRun: [Bool]
     var executingCount = 0
     var interactiveExecuting = false
     /// Why the run stopped starting operations, the first time it did.
@@ -28,9 +33,10 @@ public final class OperationEngine {
     var signal: Int32?
     var hasRun = false
 
+    /// `upToDate`, when given, is asked about each operation as it becomes ready (SPEC §5).
     public init(
         specs: [OperationSpec], configuration: EngineConfiguration, runner: CommandRunner,
-        observer: RunObserver
+        observer: RunObserver, upToDate: UpToDateChecking? = nil
     ) {
         precondition(configuration.maxConcurrentOperationCount >= 1, "-j must be at least 1")
         precondition(
@@ -42,6 +48,8 @@ public final class OperationEngine {
         self.configuration = configuration
         self.runner = runner
         self.observer = observer
+        self.upToDate = upToDate
+        checkedToRun = Array(repeating: false, count: specs.count)
         graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
         states = Array(repeating: .pending, count: specs.count)
         unmetPrerequisites = graph.prerequisiteCount
@@ -69,32 +77,40 @@ public final class OperationEngine {
 
     private func makeReady(_ index: Int) {
         states[index] = .ready
-        if specs[index].isGroup {
-            readyGroups.append(index)
+        newlyReady.append(index)
+    }
+
+    /// Takes the next newly ready operation: finishes it if it is up to date or a group (its
+    /// dependents join the list), or queues it. Returns `false` when the list is empty.
+    private func settleNewlyReady() -> Bool {
+        guard nextNewlyReady < newlyReady.count else { return false }
+        let index = newlyReady[nextNewlyReady]
+        nextNewlyReady += 1
+        if nextNewlyReady == newlyReady.count {
+            newlyReady.removeAll(keepingCapacity: true)
+            nextNewlyReady = 0
+        }
+        if let upToDate, upToDate.isUpToDate(index) {
+            finish(index, .upToDate)
+        } else if specs[index].isGroup {
+            attempts[index] = 1
+            observer.handle(.operationStarted(index: index, attempt: 1))
+            willRun(index)
+            finish(index, .succeeded)
         } else {
             let key = ReadyKey(
                 priority: specs[index].priority.rawValue, pathLength: graph.pathLength[index],
                 index: index)
             ready.insert(key, queue: specs[index].queue)
         }
+        return true
     }
 
     /// Starts ready operations in order while the bounds allow; an interactive one at the head
     /// waits for the queue to drain and holds back everything behind it, so it cannot starve.
     private func startReadyOperations() {
         while !isStopped {
-            if nextReadyGroup < readyGroups.count {
-                let group = readyGroups[nextReadyGroup]
-                nextReadyGroup += 1
-                if nextReadyGroup == readyGroups.count {
-                    readyGroups.removeAll(keepingCapacity: true)
-                    nextReadyGroup = 0
-                }
-                attempts[group] = 1
-                observer.handle(.operationStarted(index: group, attempt: 1))
-                finish(group, .succeeded)
-                continue
-            }
+            if settleNewlyReady() { continue }
             guard let next = ready.top,
                 executingCount < configuration.maxConcurrentOperationCount, !interactiveExecuting,
                 !(specs[next.index].interactive && executingCount > 0)
@@ -108,6 +124,7 @@ public final class OperationEngine {
     }
 
     private func startAttempt(_ index: Int) {
+        if attempts[index] == 0 { willRun(index) }
         attempts[index] += 1
         observer.handle(.operationStarted(index: index, attempt: attempts[index]))
         var job = specs[index].job
@@ -168,6 +185,12 @@ public final class OperationEngine {
         if let queue = specs[index].queue { ready.release(queue: queue) }
     }
 
+    private func willRun(_ index: Int) {
+        guard let upToDate else { return }
+        checkedToRun[index] = true
+        upToDate.willRun(index)
+    }
+
     /// Ends the operation with an outcome; a good one counts down its dependents' prerequisites.
     private func finish(_ index: Int, _ outcome: OperationOutcome) {
         end(index, .finished(outcome))
@@ -211,6 +234,7 @@ public final class OperationEngine {
 
     private func end(_ index: Int, _ state: OperationState) {
         states[index] = state
+        if checkedToRun[index] { upToDate?.didEnd(index, succeeded: state == .finished(.succeeded)) }
         switch state {
         case .finished(let outcome):
             observer.handle(.finished(index: index, outcome, result: lastResults[index]))

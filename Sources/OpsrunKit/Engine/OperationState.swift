@@ -24,6 +24,8 @@ public enum OperationOutcome: Sendable, Equatable {
     case failed
     /// Failed, with `allow_failure`: a warning; dependents run and the exit code stays 0.
     case failedAllowed
+    /// Its work was already done (SPEC §5): it did not run, and counts as a success.
+    case upToDate
 
     /// Whether dependents may run after it.
     public var unblocksDependents: Bool { self != .failed }

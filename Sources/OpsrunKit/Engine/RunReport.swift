@@ -73,6 +73,7 @@ public struct RunCounts: Sendable, Equatable {
             case .finished(.succeeded): succeeded += 1
             case .finished(.failed): failed += 1
             case .finished(.failedAllowed): failedAllowed += 1
+            case .finished(.upToDate): upToDate += 1
             case .cancelled(.runStopped): notRun += 1
             case .cancelled: cancelled += 1
             case .pending, .ready, .executing:

@@ -10,9 +10,15 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
     private init() {}
 
     /// The plan of `specs`, where `specs[i]` is task `taskIDs[i]`.
-    public static func plan(specs: [OperationSpec], taskIDs: [Int], configuration: EngineConfiguration) -> Plan {
+    /// `upToDate` marks operations that would be skipped; they appear in the wave they would finish in.
+    public static func plan(
+        specs: [OperationSpec], taskIDs: [Int], configuration: EngineConfiguration,
+        upToDate: UpToDateChecking? = nil
+    ) -> Plan {
         let planner = DryRunPlanner()
-        _ = OperationEngine(specs: specs, configuration: configuration, runner: planner, observer: planner).run()
+        _ = OperationEngine(
+            specs: specs, configuration: configuration, runner: planner, observer: planner, upToDate: upToDate
+        ).run()
         return Plan(waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } })
     }
 
@@ -26,8 +32,12 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
     public func terminateAll(immediately: Bool) { runner.terminateAll(immediately: immediately) }
 
     public func handle(_ event: RunEvent) {
-        guard case .operationStarted(let index, _) = event else { return }
-        while waves.count <= round { waves.append([]) }
-        waves[round].append(index)
+        switch event {
+        case .operationStarted(let index, _), .finished(let index, .upToDate, _):
+            while waves.count <= round { waves.append([]) }
+            waves[round].append(index)
+        default:
+            break
+        }
     }
 }

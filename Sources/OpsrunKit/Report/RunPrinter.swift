@@ -131,7 +131,9 @@ public final class RunPrinter: RunObserver {
             retrying(index, nextAttempt: nextAttempt, previous: previous)
         case .finished(let index, let outcome, let result):
             ended += 1
-            guard !specs[index].isGroup else { return }
+            // Up-to-date tasks did nothing to show; the summary counts them (make and ninja are
+            // silent about them too).
+            guard !specs[index].isGroup, outcome != .upToDate else { return }
             taskEnded(index, end(of: index, outcome, result))
         case .cancelled(let index, let cause):
             ended += 1
@@ -150,6 +152,14 @@ public final class RunPrinter: RunObserver {
         case .runStopping(.failure):
             break
         }
+    }
+
+    /// A line of opsrun's own between task output (a `--explain` reason, a warning), keeping the
+    /// status line below it. Nothing in quiet mode unless `evenWhenQuiet`.
+    public func note(_ text: String, to stream: OutputStreamKind = .standardOutput, evenWhenQuiet: Bool = false) {
+        guard options.verbosity != .quiet || evenWhenQuiet else { return }
+        console.write(text + "\n", to: stream)
+        showStatus()
     }
 
     /// Prints what is still held (partial lines of tasks that never ended) and clears the status line.
@@ -203,7 +213,7 @@ public final class RunPrinter: RunObserver {
         let attempts = live[index]?.attempt ?? 1
         let timeout = specs[index].job.timeoutMilliseconds
         switch outcome {
-        case .succeeded:
+        case .succeeded, .upToDate:
             let start = live[index]?.firstStart ?? result?.startNanoseconds ?? 0
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)
             return TaskEnd(kind: .succeeded, detail: duration, shortDetail: duration)

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SPEC §5 through the real binary: run only what changed, by content, and never trust a record
+/// that a crash could have left wrong.
+@Suite struct UpToDateTests {
+    static let manifest = """
+        default: link
+        tasks:
+          compile:
+            sources: ["src/*.c"]
+            outputs: [build/objs.txt]
+            run:
+              - mkdir -p build
+              - echo compile >> ran.log
+              - cat src/*.c > build/objs.txt
+          docs:
+            sources: [docs.md]
+            outputs: [build/docs.html]
+            run: mkdir -p build && echo docs >> ran.log && cp docs.md build/docs.html
+          link:
+            deps: [compile, docs]
+            sources: [build/objs.txt]
+            outputs: [build/app]
+            env: { MODE: release }
+            run: echo link >> ran.log && cat build/objs.txt > build/app && echo "$MODE" >> build/app
+        """
+
+    let project: TemporaryProject
+
+    init() throws {
+        project = try TemporaryProject(Self.manifest, files: ["src/a.c": "int a;\n", "src/b.c": "int b;\n", "docs.md": "# Docs\n"])
+    }
+
+    /// The tasks that ran (in order) since the last call.
+    func ran() throws -> [String] {
+        let path = project.path("ran.log")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(toFile: project.path(name), atomically: false, encoding: .utf8)
+    }
+
+    @Test func secondRunDoesNothing() throws {
+        #expect(try project.run("-j", "1").status == 0)
+        #expect(try ran() == ["compile", "docs", "link"])
+        let second = try project.run()
+        #expect(second.status == 0)
+        #expect(try ran() == [])
+        #expect(second.stdout == "0 succeeded, 3 up to date\n")
+    }
+
+    @Test func editingASourceRerunsOnlyWhatItReaches() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        try write("docs.md", "# Docs, edited\n")
+        let result = try project.run("--explain")
+        // link depends on docs, whose output changed; compile is not reached.
+        #expect(try ran() == ["docs", "link"])
+        #expect(result.stdout.contains("docs runs: source docs.md changed\n"))
+        #expect(result.stdout.contains("link runs: prerequisite docs wrote different outputs\n"))
+    }
+
+    @Test func sameBytesWrittenAgainLetDependentsStayUpToDate() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        // a.c changes but what compile writes does not: link is cut off (early cutoff).
+        try write("src/a.c", "int a;\n")
+        try write("src/b.c", "int b;\n")
+        try write("src/z.c", "")
+        #expect(try project.run().status == 0)
+        #expect(try ran() == ["compile"])
+    }
+
+    @Test func changingACommandOrEnvironmentRerunsThatTask() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        let edited = Self.manifest.replacingOccurrences(of: "MODE: release", with: "MODE: debug")
+        try edited.write(toFile: project.path("Tasksfile.yaml"), atomically: true, encoding: .utf8)
+        let result = try project.run("--explain")
+        #expect(try ran() == ["link"])
+        #expect(result.stdout.contains("link runs: environment changed\n"))
+        let command = edited.replacingOccurrences(of: "cp docs.md", with: "cp -f docs.md")
+        try command.write(toFile: project.path("Tasksfile.yaml"), atomically: true, encoding: .utf8)
+        let again = try project.run("--explain")
+        #expect(try ran() == ["docs"])
+        #expect(again.stdout.contains("docs runs: command changed\n"))
+    }
+
+    @Test func deletingAnOutputRerunsItsTask() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        try FileManager.default.removeItem(atPath: project.path("build/app"))
+        let result = try project.run("--explain")
+        #expect(try ran() == ["link"])
+        #expect(result.stdout.contains("link runs: output build/app missing\n"))
+    }
+
+    @Test func forceRunsEverythingAndDryRunMarksWhatIsUpToDate() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        try write("docs.md", "# Changed\n")
+        let plan = try project.run("-n", "-j", "1")
+        #expect(plan.stdout.contains("compile (up to date)"))
+        #expect(plan.stdout.contains("  docs\n"))
+        #expect(try ran() == [])
+        #expect(try project.run("-B").status == 0)
+        #expect(Set(try ran()) == ["compile", "docs", "link"])
+    }
+
+    @Test func aTaskWithoutSourcesRunsUnlessAllItsOutputsExist() throws {
+        let plain = try TemporaryProject("""
+            tasks:
+              always: echo always >> log
+              made: { run: echo made >> log && touch made.txt, outputs: [made.txt] }
+            """)
+        #expect(try plain.run("always", "made").status == 0)
+        #expect(try plain.run("always", "made").status == 0)
+        #expect(try String(contentsOfFile: plain.path("log"), encoding: .utf8) == "always\nmade\nalways\n")
+    }
+
+    /// Kills opsrun with SIGKILL at varied moments, changes an input, and checks that the next run
+    /// never skips a task whose inputs changed.
+    @Test func killedRunsNeverLeaveATaskLookingUpToDate() throws {
+        let crash = try TemporaryProject("""
+            default: all
+            tasks:
+              slow:
+                sources: [input.txt]
+                outputs: [out.txt]
+                run: sleep 0.02; cp input.txt out.txt
+              next:
+                deps: [slow]
+                sources: [out.txt]
+                outputs: [final.txt]
+                run: cp out.txt final.txt
+              all: { deps: [next] }
+            """, files: ["input.txt": "0\n"])
+        var generator = SystemRandomNumberGenerator()
+        for round in 1...12 {
+            try "\(round)\n".write(toFile: crash.path("input.txt"), atomically: false, encoding: .utf8)
+            let running = try OpsrunBinary.start([], in: crash.url)
+            usleep(UInt32.random(in: 0...60_000, using: &generator))
+            kill(running.pid, SIGKILL)
+            _ = running.wait()
+            // Whatever the kill interrupted, a clean run must bring everything up to this input.
+            let result = try OpsrunBinary.run([], in: crash.url)
+            #expect(result.status == 0)
+            #expect(try String(contentsOfFile: crash.path("final.txt"), encoding: .utf8) == "\(round)\n", "round \(round)")
+        }
+    }
+}
