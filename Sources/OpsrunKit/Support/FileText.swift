@@ -58,7 +58,4 @@ public enum FileText {
         }
         return "/" + parts.joined(separator: "/")
     }
-
-    /// A message for the current `errno`.
-    public static func errorMessage() -> String { String(cString: strerror(errno)) }
 }
