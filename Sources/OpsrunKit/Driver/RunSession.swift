@@ -16,7 +16,10 @@ public struct RunSession {
         let builder = EnvironmentBuilder(
             processEnvironment: environment, dotenv: dotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        let (specs, queueBounds) = OperationBuilder(graph: project.graph, manifest: project.manifest, environment: builder).operations(for: selection)
+        let (specs, queueBounds) = OperationBuilder(
+            graph: project.graph, manifest: project.manifest, environment: builder,
+            buildsEnvironments: invocation.action != .dryRun
+        ).operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
