@@ -38,6 +38,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Issue 4's third target: the scheduler alone, timed (Benchmarks/bench.py runs it).
+        .executableTarget(
+            name: "opsrun-scheduler-bench",
+            dependencies: ["OpsrunKit"],
+            path: "Sources/SchedulerBench"
+        ),
         .testTarget(
             name: "OpsrunKitTests",
             dependencies: ["OpsrunKit"]

@@ -84,6 +84,34 @@ def build_opsrun(explicit):
     return (path, None) if os.access(path, os.X_OK) else (None, f"no binary at {path}")
 
 
+def run_scheduler_bench(opsrun_path, rounds):
+    """Issue 4's third target: opsrun-scheduler-bench (the engine alone, 100,000 tasks, a runner
+    that starts nothing). Returns ({shape: {"tasks", "wall", "min"}}, None) or (None, why not)."""
+    path = os.path.join(os.path.dirname(opsrun_path), "opsrun-scheduler-bench") if opsrun_path else None
+    if not path or not os.access(path, os.X_OK):
+        log = os.path.join(WORK, "swift-build-scheduler-bench.log")
+        with open(log, "w") as f:
+            rc = subprocess.call(["swift", "build", "-c", "release", "--product", "opsrun-scheduler-bench"],
+                                 cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+        if rc != 0:
+            return None, f"swift build -c release --product opsrun-scheduler-bench failed (exit {rc}); see {log}"
+        out = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.strip()
+        path = os.path.join(out, "opsrun-scheduler-bench")
+    done = subprocess.run([path, "--tasks", "100000", "--rounds", str(rounds)], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, f"{path} failed (exit {done.returncode}): {done.stderr.strip()}"
+    results = {}
+    for line in done.stdout.splitlines():
+        shape, tasks, median, fastest = line.split()
+        results[shape] = {"tasks": int(tasks), "wall": float(median), "min": float(fastest)}
+    load = os.getloadavg()[0]
+    print(f"\n== scheduler alone (opsrun-scheduler-bench, -j 2, median of {rounds}; load average {load:.2f})")
+    for shape, r in results.items():
+        print(f"   {shape:<6} {r['tasks']} tasks  {r['wall']:.3f} s (min {r['min']:.3f})")
+    return results, None
+
+
 def compile_c(name):
     path = os.path.join(WORK, name)
     rc = subprocess.call(["cc", "-O2", "-o", path, os.path.join(HERE, f"{name}.c")])
@@ -290,7 +318,7 @@ def print_table(w, result):
 
 # ---------------------------------------------------------------- targets
 
-def check_targets(results, failures, quick, broken):
+def check_targets(results, failures, quick, broken, scheduler_result):
     lines = []
 
     def verdict(ok):
@@ -334,15 +362,22 @@ def check_targets(results, failures, quick, broken):
         lines.append(f"{verdict(ok)}  noop: opsrun {ops['wall']:.3f}s <= 1.0 x ninja no-op {nin:.3f}s{extra}")
     else:
         lines.append("N/A   noop: " + opsrun_missing("noop"))
-    lines.append("N/A   scheduler alone (100k tasks, runner that starts nothing, < 0.5 s): "
-                 "not measured by this script; it needs the engine's own harness")
+    scheduler, why = scheduler_result
+    if scheduler:
+        for shape in ("chain", "dag"):
+            if shape in scheduler:
+                wall = scheduler[shape]["wall"]
+                lines.append(f"{verdict(wall < 0.5)}  scheduler alone, {shape} of {scheduler[shape]['tasks']}: "
+                             f"{wall:.3f}s < 0.5 s")
+    else:
+        lines.append("N/A   scheduler alone (100k tasks, runner that starts nothing, < 0.5 s): " + why)
     print("\n== targets (issues 4 and 5)" + (" -- QUICK MODE: smaller graphs, indicative only" if quick else ""))
     for line in lines:
         print("   " + line)
     return lines
 
 
-def markdown(results, machine, versions, rounds):
+def markdown(results, machine, versions, rounds, scheduler=None):
     out = [f"Machine: {machine}. Medians of {rounds} interleaved rounds; wall seconds / peak MiB.", ""]
     for name, r in results.items():
         if not r:
@@ -357,6 +392,11 @@ def markdown(results, machine, versions, rounds):
             if ops:
                 row += f" {ops / v['wall']:.2f} |" if tool != "opsrun" and v["wall"] > 0 else " |"
             out.append(row)
+        out.append("")
+    if scheduler:
+        out += ["**scheduler alone** (opsrun-scheduler-bench: the engine, a runner that starts nothing, -j 2)", "",
+                "| shape | tasks | wall s | min s |", "|---|---:|---:|---:|"]
+        out += [f"| {shape} | {v['tasks']:,} | {v['wall']:.3f} | {v['min']:.3f} |" for shape, v in scheduler.items()]
         out.append("")
     out.append("Versions: " + "; ".join(f"{t}: {v}" for t, v in versions.items()))
     return "\n".join(out) + "\n"
@@ -426,13 +466,17 @@ def main(argv):
             return ("opsrun -n" if w.kind == "dry" and tool == "opsrun" else tool) not in broken
         use = {t: p_ for t, p_ in paths.items() if usable(t)}
         results[w.name], failures[w.name] = run_workload(w, use, rounds, warmup=1)
-    targets = check_targets(results, failures, a.quick, broken)
+    if "opsrun" in paths and (not a.workloads or "scheduler" in a.workloads.split(",")):
+        scheduler_result = run_scheduler_bench(paths["opsrun"], rounds)
+    else:
+        scheduler_result = (None, "not asked for (--tools without opsrun, or --workloads without 'scheduler')")
+    targets = check_targets(results, failures, a.quick, broken, scheduler_result)
 
     with open(os.path.join(WORK, "results.json"), "w") as f:
         json.dump({"machine": machine, "versions": versions, "rounds": rounds, "quick": a.quick,
-                   "results": results, "failures": failures, "targets": targets, "left_out": broken}, f, indent=2)
+                   "results": results, "scheduler": scheduler_result[0], "failures": failures, "targets": targets, "left_out": broken}, f, indent=2)
     with open(os.path.join(WORK, "results.md"), "w") as f:
-        f.write(markdown(results, machine, versions, rounds))
+        f.write(markdown(results, machine, versions, rounds, scheduler_result[0]))
     print("\nwritten: Benchmarks/work/results.json, Benchmarks/work/results.md")
     return 0
 

@@ -17,7 +17,9 @@ public struct RunSession {
         let builder = EnvironmentBuilder(
             processEnvironment: environment, dotenv: dotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        operationBuilder = OperationBuilder(graph: project.graph, manifest: project.manifest, environment: builder)
+        operationBuilder = OperationBuilder(
+            graph: project.graph, manifest: project.manifest, environment: builder,
+            buildsEnvironments: invocation.action != .dryRun)
         let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(

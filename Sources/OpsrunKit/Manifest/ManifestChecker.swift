@@ -10,9 +10,10 @@ struct ManifestChecker {
     }
 
     /// A scalar's text; otherwise reports "`what` must be `expected`, not a list".
-    mutating func scalar(_ node: YAMLNode, _ what: String, must expected: String) -> String? {
+    /// (`what` is an autoclosure: the wording costs nothing unless there is something to report.)
+    mutating func scalar(_ node: YAMLNode, _ what: @autoclosure () -> String, must expected: String) -> String? {
         if let text = node.scalar { return text }
-        error("\(what) must be \(expected), not \(node.kindDescription)", at: node.location)
+        error("\(what()) must be \(expected), not \(node.kindDescription)", at: node.location)
         return nil
     }
 
@@ -31,28 +32,42 @@ struct ManifestChecker {
     /// A string or a list of strings, none empty; `nil` when the value has the wrong shape.
     ///
     /// Bad entries are reported and left out; the rest are returned.
-    mutating func strings(_ node: YAMLNode, _ wording: ListWording) -> [Located<String>]? {
-        let entries: [YAMLNode]
+    /// (`wording` is an autoclosure: it is built only when there is something to report.)
+    mutating func strings(_ node: YAMLNode, _ wording: @autoclosure () -> ListWording) -> [Located<String>]? {
         switch node.content {
-        case .scalar: entries = [node]
-        case .sequence(let items): entries = items
+        case .scalar(let text, _):
+            // The common case, one string: no list to build.
+            if node.isNull || Self.isBlank(text) {
+                error(wording().emptyEntry, at: node.location)
+                return []
+            }
+            return [Located(text, at: node.location)]
+        case .sequence(let entries):
+            var result: [Located<String>] = []
+            result.reserveCapacity(entries.count)
+            for entry in entries {
+                guard let text = entry.scalar else {
+                    error(wording().wrongEntry(entry.kindDescription), at: entry.location)
+                    continue
+                }
+                if entry.isNull || Self.isBlank(text) {
+                    error(wording().emptyEntry, at: entry.location)
+                    continue
+                }
+                result.append(Located(text, at: entry.location))
+            }
+            return result
         case .mapping:
+            let wording = wording()
             error("\(wording.whole) must be \(wording.expected), not \(node.kindDescription)", at: node.location)
             return nil
         }
-        var result: [Located<String>] = []
-        for entry in entries {
-            guard let text = entry.scalar else {
-                error(wording.wrongEntry(entry.kindDescription), at: entry.location)
-                continue
-            }
-            if entry.isNull || text.allSatisfy(\.isWhitespace) {
-                error(wording.emptyEntry, at: entry.location)
-                continue
-            }
-            result.append(Located(text, at: entry.location))
-        }
-        return result
+    }
+
+    /// Empty or only whitespace; decided by the first byte when it is visible ASCII.
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first > 0x20 && first < 0x7F { return false }
+        return text.allSatisfy(\.isWhitespace)
     }
 
     /// Standard wording for a list of names or paths under `whole`, e.g. "'sources' of task 'build'".
@@ -64,19 +79,19 @@ struct ManifestChecker {
     }
 
     /// An `env:` mapping: valid variable names to scalars, in order.
-    mutating func environment(_ node: YAMLNode, _ whole: String) -> [EnvironmentEntry] {
+    mutating func environment(_ node: YAMLNode, _ whole: @autoclosure () -> String) -> [EnvironmentEntry] {
         guard case .mapping(let entries) = node.content else {
-            error("\(whole) must be a mapping of variable names to values, not \(node.kindDescription)", at: node.location)
+            error("\(whole()) must be a mapping of variable names to values, not \(node.kindDescription)", at: node.location)
             return []
         }
         var result: [EnvironmentEntry] = []
         for entry in entries {
             if !ManifestNames.isEnvironmentName(entry.key) {
                 error(
-                    "invalid variable name '\(entry.key)' in \(whole); use letters, digits and '_', not starting with a digit",
+                    "invalid variable name '\(entry.key)' in \(whole()); use letters, digits and '_', not starting with a digit",
                     at: entry.keyLocation)
             }
-            guard let text = scalar(entry.value, "the value of '\(entry.key)' in \(whole)", must: "a string") else { continue }
+            guard let text = scalar(entry.value, "the value of '\(entry.key)' in \(whole())", must: "a string") else { continue }
             // `NAME:` alone (or `~`) sets the variable to the empty string.
             result.append(EnvironmentEntry(name: entry.key, value: entry.value.isNull ? "" : text, location: entry.keyLocation))
         }

@@ -5,6 +5,7 @@ enum ManifestNames {
     /// Letters, digits, `_ - . :`; never `=`, which marks a `NAME=VALUE` argument, and no leading
     /// `-`, which would read as an option on the command line.
     static func problem(withName name: String, noun: String = "task") -> String? {
+        if isPlainName(name) { return nil }
         if name.isEmpty { return "a \(noun) name cannot be empty" }
         if name.hasPrefix("-") {
             return "invalid \(noun) name '\(name)': it cannot begin with '-', which marks an option"
@@ -16,6 +17,20 @@ enum ManifestNames {
             return "invalid \(noun) name '\(name)': \(shown(character)) is not allowed; use letters, digits, '_', '-', '.' and ':'"
         }
         return nil
+    }
+
+    /// The common case, decided on bytes: not empty, no leading `-`, only allowed ASCII.
+    private static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first != UInt8(ascii: "-") else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"),
+                UInt8(ascii: "."), UInt8(ascii: ":"):
+                true
+            default: false
+            }
+        }
     }
 
     static func isNameCharacter(_ c: Character) -> Bool {

@@ -64,7 +64,8 @@ struct TaskSpecReader {
     /// Reads one key of a task's mapping into `spec`.
     private func read(_ key: String, _ node: YAMLNode, of spec: inout TaskSpec, into checker: inout ManifestChecker) {
         let name = spec.name
-        let what = "'\(key)' of task '\(name)'"
+        // Computed: the wording is built only for a message.
+        var what: String { "'\(key)' of task '\(name)'" }
         switch key {
         case "desc":
             guard let text = checker.scalar(node, what, must: "a string") else { return }
@@ -76,17 +77,25 @@ struct TaskSpecReader {
             }
             spec.description = String(line)
         case "deps":
-            let wording = ManifestChecker.listWording("'deps' of task '\(name)'", of: "a task name", plural: "task names")
-            guard let deps = checker.strings(node, wording) else { return }
+            guard
+                let deps = checker.strings(
+                    node,
+                    ManifestChecker.listWording("'deps' of task '\(name)'", of: "a task name", plural: "task names"))
+            else { return }
+            // Most lists are short: a scan of the earlier entries beats a dictionary per task.
             var seen: [String: SourceLocation] = [:]
-            for dep in deps {
-                if let first = seen[dep.value] {
+            let useDictionary = deps.count > 8
+            for (position, dep) in deps.enumerated() {
+                let first = useDictionary
+                    ? seen[dep.value]
+                    : deps[..<position].first(where: { $0.value == dep.value })?.location
+                if let first {
                     checker.error(
                         "duplicate dependency '\(dep.value)' in deps of '\(name)' (first written at line \(first.line), column \(first.column))",
                         at: dep.location)
                     continue
                 }
-                seen[dep.value] = dep.location
+                if useDictionary { seen[dep.value] = dep.location }
                 if !taskNames.contains(dep.value) {
                     checker.error(
                         "unknown task '\(dep.value)' in deps of '\(name)'\(Suggestion.phrase(for: dep.value, in: taskOrder))",
@@ -107,8 +116,8 @@ struct TaskSpecReader {
         case "env":
             spec.environment = checker.environment(node, what)
         case "sources", "outputs":
-            let wording = ManifestChecker.listWording(what, of: "a path", plural: "paths")
-            guard let paths = checker.strings(node, wording) else { return }
+            guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
+            else { return }
             if key == "sources" { spec.sources = paths } else { spec.outputs = paths }
         case "queue":
             guard let queue = checker.scalar(node, what, must: "a queue name") else { return }

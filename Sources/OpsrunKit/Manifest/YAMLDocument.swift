@@ -169,6 +169,7 @@ private struct Reader {
     /// Keys written in the mapping itself win over merged ones, and an earlier merged mapping over a
     /// later one; merged entries take the place of their `<<` so the written order is kept.
     mutating func mappingEntries(_ pairs: [(YAMLNode, YAMLNode)]) -> [YAMLMappingEntry] {
+        if pairs.count <= 8, let entries = smallMappingEntries(pairs) { return entries }
         var written: [String: SourceLocation] = [:]
         var isWritten: [Bool] = []  // per pair: a key of its own that is kept
         for (key, _) in pairs {
@@ -190,6 +191,19 @@ private struct Reader {
             isWritten.append(true)
         }
         var entries: [YAMLMappingEntry] = []
+        entries.reserveCapacity(written.count)
+        let merges = pairs.contains { key, _ in
+            if case .scalar("<<", .plain) = key.content { return true }
+            return false
+        }
+        if !merges {
+            // Without `<<` (a big `tasks:` mapping, say) the kept keys are all there is.
+            for (index, (key, value)) in pairs.enumerated() where isWritten[index] {
+                guard case .scalar(let name, _) = key.content else { continue }
+                entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
+            }
+            return entries
+        }
         var seen = Set<String>()
         for (index, (key, value)) in pairs.enumerated() {
             guard case .scalar(let name, let style) = key.content else { continue }
@@ -202,6 +216,21 @@ private struct Reader {
                     entries.append(entry)
                 }
             }
+        }
+        return entries
+    }
+
+    /// A small mapping without merge keys or problems (nearly all of them): its entries, found
+    /// without a dictionary and a set per mapping; nil when the general path must decide.
+    func smallMappingEntries(_ pairs: [(YAMLNode, YAMLNode)]) -> [YAMLMappingEntry]? {
+        var entries: [YAMLMappingEntry] = []
+        entries.reserveCapacity(pairs.count)
+        for (key, value) in pairs {
+            guard case .scalar(let name, let style) = key.content,
+                !(name == "<<" && style == .plain),
+                !entries.contains(where: { $0.key == name })
+            else { return nil }
+            entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
         }
         return entries
     }

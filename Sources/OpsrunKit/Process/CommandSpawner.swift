@@ -9,8 +9,17 @@ struct SpawnedCommand {
     var standardError: Int32
 }
 
-/// The one place that calls `posix_spawn`: `/bin/sh -c <command>`, in a process group of its own.
+/// The one place that calls `posix_spawn`: `/bin/sh -c <command>`, or the program itself when the
+/// command has no shell syntax (`DirectCommand`), in a process group of its own.
 final class CommandSpawner {
+    /// A command to exec without the shell: the program's path, the words (the first as written,
+    /// which becomes `argv[0]` as with the shell), and the environment the shell would have passed.
+    struct DirectProgram {
+        var path: String
+        var arguments: [String]
+        var environment: CStringArray
+    }
+
     enum Outcome {
         case spawned(SpawnedCommand)
         /// Says why, for `JobResult.spawnFailure`.
@@ -23,6 +32,8 @@ final class CommandSpawner {
     /// SIGTERM and ignores SIGPIPE, and an ignored disposition would survive exec).
     private let attributes: UnsafeMutablePointer<posix_spawnattr_t>
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
+    /// Where directly-run programs are, remembered for the whole run.
+    let locator = ProgramLocator()
 
     init() {
         attributes = .allocate(capacity: 1)
@@ -52,10 +63,12 @@ final class CommandSpawner {
         priorityThreads = [:]
     }
 
-    /// Spawns `command` for `job`. With `handOverTerminal`, the child's group becomes the
-    /// terminal's foreground group before it runs.
+    /// Spawns `command` for `job`: `direct` when given, falling back to the shell if that exec
+    /// fails (the program went away since it was found, say). With `handOverTerminal`, the
+    /// child's group becomes the terminal's foreground group before it runs.
     func spawn(
-        _ command: String, of job: CommandJob, environment: CStringArray, handOverTerminal: Bool
+        _ command: String, of job: CommandJob, direct: DirectProgram?,
+        shellEnvironment: () -> CStringArray, handOverTerminal: Bool
     ) -> Outcome {
         var output: (read: Int32, write: Int32) = (-1, -1)
         var error: (read: Int32, write: Int32) = (-1, -1)
@@ -97,17 +110,24 @@ final class CommandSpawner {
         }
         var pid: pid_t = 0
         if status == 0 {
-            let arguments = CStringArray([Self.shell, "-c", command])
-            defer { arguments.free() }
-            func spawnFromThisThread() -> Int32 {
-                posix_spawn(
-                    &pid, arguments.pointer[0]!, actions, attributes, arguments.pointer,
-                    environment.pointer)
+            let thread = priorityThread(for: job.qualityOfService)
+            func spawn(_ path: String, _ words: [String], _ environment: CStringArray) -> Int32 {
+                let arguments = CStringArray(words)
+                defer { arguments.free() }
+                func spawnFromThisThread() -> Int32 {
+                    posix_spawn(
+                        &pid, path, actions, attributes, arguments.pointer, environment.pointer)
+                }
+                guard let thread else { return spawnFromThisThread() }
+                var result: Int32 = 0
+                thread.run { result = spawnFromThisThread() }
+                return result
             }
-            if let thread = priorityThread(for: job.qualityOfService) {
-                thread.run { status = spawnFromThisThread() }
-            } else {
-                status = spawnFromThisThread()
+            if let direct {
+                status = spawn(direct.path, direct.arguments, direct.environment)
+            }
+            if direct == nil || status != 0 {
+                status = spawn(Self.shell, [Self.shell, "-c", command], shellEnvironment())
             }
         }
         guard status == 0 else {

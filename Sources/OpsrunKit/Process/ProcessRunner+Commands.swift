@@ -6,8 +6,17 @@ extension ProcessRunner {
     /// Spawns `job.commands[job.commandIndex]`; on failure the job finishes with `spawnFailure`.
     func spawnCurrentCommand(of job: RunningJob, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
+        let command = job.job.commands[job.commandIndex]
+        var direct: CommandSpawner.DirectProgram?
+        // Interactive commands keep the shell: they are rare, and run alone anyway.
+        if !job.job.interactive, let words = DirectCommand.arguments(of: command),
+            let path = spawner.locator.locate(words[0], searchPath: job.searchPath)
+        {
+            direct = CommandSpawner.DirectProgram(
+                path: path, arguments: words, environment: job.environmentForDirectCommand())
+        }
         let outcome = spawner.spawn(
-            job.job.commands[job.commandIndex], of: job.job, environment: job.environment,
+            command, of: job.job, direct: direct, shellEnvironment: { job.environmentForShell() },
             handOverTerminal: handOver)
         switch outcome {
         case .failed(let message):
@@ -149,7 +158,7 @@ extension ProcessRunner {
         events: inout [RunnerEvent]
     ) {
         closeDescriptors(of: job)
-        job.environment.free()
+        job.releaseEnvironments()
         slots[job.slot] = nil
         freeSlots.append(job.slot)
         let result = JobResult(

@@ -111,7 +111,7 @@ public final class ProcessRunner: CommandRunner {
                 TerminalControl.takeTerminalBack()
             }
             closeDescriptors(of: job)
-            job.environment.free()
+            job.releaseEnvironments()
         }
         slots = []
         freeSlots = []
