@@ -9,6 +9,14 @@
 // no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
 // prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
 public struct IncrementalTaskSpec: Sendable {
     public var name: String
@@ -63,12 +71,31 @@ public final class IncrementalRun {
     /// Tasks found to need a run that have not ended yet.
     private var pending: Set<String> = []
 
+    /// Digests of the environment and directory last fingerprinted, shared by most tasks.
+    private let fingerprintParts = FingerprintParts()
+    /// The manifest's directory (the parent of `.opsrun`) and a descriptor of it: the files of tasks
+    /// that run there are reached by their short relative paths, as ninja does from its directory.
+    private let baseDirectory: String?
+    private let baseDescriptor: Int32
+
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
     public init(stateDirectory: String, force: Bool = false) {
         store = StateStore(directory: stateDirectory)
         hasher = FileHasher(entries: store.statCache)
         self.force = force
+        let suffix = "/" + StateStore.directoryName
+        if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
+            let base = String(stateDirectory.dropLast(suffix.count))
+            let descriptor = FileSystem.openDirectory(base)
+            baseDirectory = descriptor == AT_FDCWD ? nil : base
+            baseDescriptor = descriptor
+        } else {
+            baseDirectory = nil
+            baseDescriptor = AT_FDCWD
+        }
     }
+
+    deinit { FileSystem.closeDirectory(baseDescriptor) }
 
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
     public var diagnostics: [Diagnostic] { store.diagnostics }
@@ -89,7 +116,7 @@ public final class IncrementalRun {
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entries[task.name], force: force)
+            entry: store.entries[task.name], force: force, parts: fingerprintParts)
         if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
         if verdict.isUpToDate {
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
@@ -140,35 +167,50 @@ public final class IncrementalRun {
 
     private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
         var states: [OutputState] = []
+        states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
-            let pattern = GlobPattern(text)
-            if !pattern.hasWildcards {
-                states.append(OutputState(path: text, digest: hasher.digest(ofFileAt: absolute(pattern.literalPath, in: task))))
+            if let path = GlobPattern.literalPath(of: text) {
+                states.append(OutputState(path: text, digest: digest(of: path, in: task)))
                 continue
             }
+            let pattern = GlobPattern(text)
             let paths = pattern.expand(in: task.absoluteDirectory).paths
             if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
-            for path in paths { states.append(OutputState(path: path, digest: hasher.digest(ofFileAt: absolute(path, in: task)))) }
+            for path in paths { states.append(OutputState(path: path, digest: digest(of: path, in: task))) }
         }
         return states
     }
 
+    /// The sources' files with their digests, and the patterns without wildcards that name nothing.
     private func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
-        var (paths, missing) = GlobPattern.expand(task.sources, in: task.absoluteDirectory)
         var files: [FileDigest] = []
-        var index = 0
-        while index < paths.count {
-            let path = paths[index]
-            index += 1
-            guard let digest = hasher.digest(ofFileAt: absolute(path, in: task)) else { continue }
-            if digest == .directory {
-                // Only a literal names a directory: it stands for the files beneath it.
-                paths.append(contentsOf: GlobPattern(path + "/**").expand(in: task.absoluteDirectory).paths)
-            } else {
+        var missing: [String] = []
+        var directories: [String] = []
+        for text in task.sources {
+            // A path without wildcards is one stat (and no read while the stat cache holds), not a
+            // pattern to expand: the common case, and the whole of a no-op run's work per source.
+            if let path = GlobPattern.literalPath(of: text) {
+                switch digest(of: path, in: task) {
+                case nil: missing.append(text)
+                case .directory?: directories.append(path)
+                case let digest?: files.append(FileDigest(path: path, digest: digest))
+                }
+                continue
+            }
+            for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
+                // Gone since it was listed: as if it had not been there.
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
                 files.append(FileDigest(path: path, digest: digest))
             }
         }
-        return (files, missing)
+        // A literal naming a directory stands for the files beneath it.
+        for directory in directories {
+            for path in GlobPattern(directory + "/**").expand(in: task.absoluteDirectory).paths {
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
+                files.append(FileDigest(path: path, digest: digest))
+            }
+        }
+        return (TaskDefinitionInput.sortedFiles(files), missing)
     }
 
     /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
@@ -194,7 +236,12 @@ public final class IncrementalRun {
         return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
     }
 
-    private func absolute(_ path: String, in task: IncrementalTaskSpec) -> String {
-        FileSystem.join(task.absoluteDirectory, path)
+    /// The digest of `path` (relative to the task's directory, or absolute).
+    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+        let absolute = FileSystem.join(task.absoluteDirectory, path)
+        if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
+            return hasher.digest(ofFileAt: absolute, opening: path, in: baseDescriptor)
+        }
+        return hasher.digest(ofFileAt: absolute, opening: absolute, in: AT_FDCWD)
     }
 }
