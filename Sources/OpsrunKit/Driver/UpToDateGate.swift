@@ -28,7 +28,7 @@ final class UpToDateGate: UpToDateChecking {
     }
 
     func isUpToDate(_ index: Int) -> Bool {
-        let check = run.check(tasks[index])
+        let check = run.check(tasks[index], index: index)
         if check.verdict.isUpToDate {
             foundUpToDate[index] = true
             return true

@@ -76,7 +76,12 @@ public final class FileHasher {
     /// The same for the file `path` (absolute, the cache's key) reached as `relative` inside the
     /// open `directory` (see `FileSystem.openDirectory`); `relative` may be `path` itself.
     func digest(ofFileAt path: String, opening relative: String, in directory: Int32) -> ContentDigest? {
-        guard let status = FileSystem.status(relative, in: directory) else {
+        digest(ofFileAt: path, opening: relative, in: directory, status: FileSystem.status(relative, in: directory))
+    }
+
+    /// The same with the file's stat already taken (`StatPrefetch`): `nil` when nothing was there.
+    func digest(ofFileAt path: String, opening relative: String, in directory: Int32, status: FileStatus?) -> ContentDigest? {
+        guard let status else {
             if entries[path] != nil { entries[path] = nil }
             return nil
         }

@@ -9,6 +9,7 @@
 // no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
 // prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -77,11 +78,18 @@ public final class IncrementalRun {
     /// that run there are reached by their short relative paths, as ninja does from its directory.
     private let baseDirectory: String?
     private let baseDescriptor: Int32
+    /// Stats taken before any command started; dropped at the first `willRun`.
+    private var prefetch: StatPrefetch?
 
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
-    public init(stateDirectory: String, force: Bool = false) {
-        store = StateStore(directory: stateDirectory)
-        hasher = FileHasher(entries: store.statCache)
+    public convenience init(stateDirectory: String, force: Bool = false) {
+        self.init(stateDirectory: stateDirectory, force: force, prefetching: [])
+    }
+
+    /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
+    /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
+    /// until the first `willRun`.
+    init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec]) {
         self.force = force
         let suffix = "/" + StateStore.directoryName
         if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
@@ -93,6 +101,32 @@ public final class IncrementalRun {
             baseDirectory = nil
             baseDescriptor = AT_FDCWD
         }
+        // With -B every task runs: the first `willRun` would drop the stats at once.
+        let prefetching = PrefetchResult()
+        let group = DispatchGroup()
+        if !force && !tasks.isEmpty {
+            let (base, descriptor) = (baseDirectory, baseDescriptor)
+            DispatchQueue.global().async(group: group) {
+                prefetching.value = StatPrefetch(taskCount: tasks.count) { index in
+                    let task = tasks[index]
+                    return (task.outputs + task.sources).compactMap { text in
+                        GlobPattern.literalPath(of: text).map { path in
+                            // Only what to open: the absolute path is made at check time.
+                            if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
+                                return (path, descriptor)
+                            }
+                            return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
+                        }
+                    }
+                }
+            }
+        }
+        specs.reserveCapacity(tasks.count)
+        exports.reserveCapacity(tasks.count)
+        store = StateStore(directory: stateDirectory)
+        hasher = FileHasher(entries: store.statCache)
+        group.wait()
+        prefetch = prefetching.value
     }
 
     deinit { FileSystem.closeDirectory(baseDescriptor) }
@@ -103,13 +137,20 @@ public final class IncrementalRun {
     /// Decides whether `task` is up to date. Call when its operation becomes ready, after every
     /// prerequisite was checked and, if it ran, ended (`succeeded` or `failed`).
     public func check(_ task: IncrementalTaskSpec) -> TaskCheck {
+        check(task, index: nil)
+    }
+
+    /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
+    func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
         specs[task.name] = task
-        let outputs = outputStates(of: task)
+        // Consumed in the order the prefetch took them: literal outputs, then literal sources.
+        var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
+        let outputs = outputStates(of: task, known: &known)
         var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
         var missing: [String] = []
         var waitingFor: String?
         if !task.sources.isEmpty {
-            (input.sources, missing) = sources(of: task)
+            (input.sources, missing) = sources(of: task, known: &known)
             let prerequisites = effectivePrerequisites(of: task)
             waitingFor = prerequisites.first { pending.contains($0) }
             input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
@@ -129,6 +170,8 @@ public final class IncrementalRun {
     /// Invalidates the task's record, durably, before its commands start. A returned warning means
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
+        // From now on files may change under this run: stat afresh.
+        prefetch = nil
         pending.insert(check.task.name)
         do { try store.recordStarted(check.task.name) } catch { return error }
         return nil
@@ -166,11 +209,17 @@ public final class IncrementalRun {
     // MARK: - Gathering
 
     private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
+        var known: ArraySlice<FileStatus?>?
+        return outputStates(of: task, known: &known)
+    }
+
+    /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
+    private func outputStates(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> [OutputState] {
         var states: [OutputState] = []
         states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
             if let path = GlobPattern.literalPath(of: text) {
-                states.append(OutputState(path: text, digest: digest(of: path, in: task)))
+                states.append(OutputState(path: text, digest: digest(of: path, in: task, known: &known)))
                 continue
             }
             let pattern = GlobPattern(text)
@@ -182,7 +231,7 @@ public final class IncrementalRun {
     }
 
     /// The sources' files with their digests, and the patterns without wildcards that name nothing.
-    private func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
+    private func sources(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ([FileDigest], [String]) {
         var files: [FileDigest] = []
         var missing: [String] = []
         var directories: [String] = []
@@ -190,7 +239,7 @@ public final class IncrementalRun {
             // A path without wildcards is one stat (and no read while the stat cache holds), not a
             // pattern to expand: the common case, and the whole of a no-op run's work per source.
             if let path = GlobPattern.literalPath(of: text) {
-                switch digest(of: path, in: task) {
+                switch digest(of: path, in: task, known: &known) {
                 case nil: missing.append(text)
                 case .directory?: directories.append(path)
                 case let digest?: files.append(FileDigest(path: path, digest: digest))
@@ -236,12 +285,34 @@ public final class IncrementalRun {
         return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
     }
 
-    /// The digest of `path` (relative to the task's directory, or absolute).
-    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+    /// Where `path` (relative to the task's directory, or absolute) is: its absolute path (the stat
+    /// cache's key), and the path to open relative to `directory`.
+    /// (The prefetch in `init` makes the same choice.)
+    private func location(of path: String, in task: IncrementalTaskSpec) -> (absolute: String, opening: String, directory: Int32) {
         let absolute = FileSystem.join(task.absoluteDirectory, path)
         if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
-            return hasher.digest(ofFileAt: absolute, opening: path, in: baseDescriptor)
+            return (absolute, path, baseDescriptor)
         }
-        return hasher.digest(ofFileAt: absolute, opening: absolute, in: AT_FDCWD)
+        return (absolute, absolute, AT_FDCWD)
     }
+
+    /// The digest of `path` (relative to the task's directory, or absolute).
+    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+        var known: ArraySlice<FileStatus?>?
+        return digest(of: path, in: task, known: &known)
+    }
+
+    /// The same, with the stat taken from the front of `known` when there is one.
+    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ContentDigest? {
+        let place = location(of: path, in: task)
+        if let status = known?.popFirst() {
+            return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
+        }
+        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
+    }
+}
+
+/// Hands the prefetch made on another thread back to `IncrementalRun.init`, which waits for it.
+private final class PrefetchResult: @unchecked Sendable {
+    var value: StatPrefetch?
 }

@@ -133,6 +133,34 @@ import Testing
         #expect(run() == "up to date")
     }
 
+    @Test func statsTakenUpFrontAreDroppedOnceACommandStarts() {
+        let scratch = ScratchDirectory()
+        let count = StatPrefetch.minimumFileCount
+        var specs = (0..<count).map { index in
+            IncrementalTaskSpec(
+                name: "t\(index)", commands: ["cc \(index)"], absoluteDirectory: scratch.path,
+                sources: ["src/t\(index).c"], outputs: ["out/t\(index)"])
+        }
+        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+        let state = scratch.absolute(".opsrun")
+        for (index, spec) in specs.enumerated() {
+            #expect(Self.runAlone(spec, stateDirectory: state, output: "out/t\(index)", in: scratch) == "no record of a previous run")
+        }
+
+        specs[2].commands = ["cc -O2 2"]
+        let run = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        #expect(run.check(specs[0], index: 0).verdict == .upToDate(.unchanged))
+        scratch.remove("src/t1.c")
+        let changed = run.check(specs[2], index: 2)
+        #expect(changed.verdict == .mustRun(.commandChanged))
+        #expect(run.willRun(changed) == nil)
+        // The prefetched stat still shows src/t1.c; once a command started, the check looks again.
+        #expect(run.check(specs[1], index: 1).verdict == .mustRun(.sourceRemoved("src/t1.c")))
+        #expect(run.check(specs[3], index: 3).verdict == .upToDate(.unchanged))
+        run.failed(changed)
+        #expect(run.finish() == nil)
+    }
+
     @Test func aStateDirectoryNotNamedOpsrunStillWorks() {
         let scratch = ScratchDirectory()
         scratch.write("a.c", "int a;")
