@@ -49,23 +49,47 @@ public struct OperationBuilder {
     /// What the up-to-date bookkeeping needs of each selected task, in the same order as
     /// `operations(for:)`. Variables are expanded in `dir`, `sources` and `outputs`.
     public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
-        selection.map { id in
+        // Only what the manifest and the command line set defines a task: a changed PATH in the
+        // user's shell must not make everything run again.
+        let sharedNames = Set(manifest.environment.map(\.name)).union(environment.overrideNames)
+        // A task without `env` of its own sees the shared values (OPSRUN_TASK aside): one array
+        // for them all, built once, which also lets fingerprints reuse its digest.
+        let sharedDefinition = sharedNames.contains("OPSRUN_TASK")
+            ? nil : sharedNames.sorted().map { EnvironmentVariable($0, environment.shared[$0] ?? "") }
+        var specs: [IncrementalTaskSpec] = []
+        specs.reserveCapacity(selection.count)
+        for id in selection {
             let task = graph.tasks[id]
-            let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
-            let expand = { (text: String) in Interpolation.expand(text) { variables[$0] } }
-            // Only what the manifest and the command line set defines a task: a changed PATH in the
-            // user's shell must not make everything run again.
-            var names = Set(manifest.environment.map(\.name))
-            names.formUnion(task.environment.map(\.name))
-            names.formUnion(environment.overrideNames)
-            return IncrementalTaskSpec(
-                name: task.name, commands: task.commands.map(\.value),
-                environment: names.sorted().map { EnvironmentVariable($0, variables[$0] ?? "") },
-                directory: task.directory.map { expand($0.value) } ?? ".",
-                absoluteDirectory: workingDirectory(of: task),
+            // The task's variables are a copy of the whole environment: made only when needed.
+            var variables: [String: String]?
+            func taskVariables() -> [String: String] {
+                if let variables { return variables }
+                let made = environment.variables(forTask: task.name, taskEnvironment: task.environment)
+                variables = made
+                return made
+            }
+            func expand(_ text: String) -> String {
+                guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+                let values = taskVariables()
+                return Interpolation.expand(text) { values[$0] }
+            }
+            let definition: [EnvironmentVariable]
+            if task.environment.isEmpty, let sharedDefinition {
+                definition = sharedDefinition
+            } else {
+                let values = taskVariables()
+                definition = sharedNames.union(task.environment.map(\.name)).sorted()
+                    .map { EnvironmentVariable($0, values[$0] ?? "") }
+            }
+            let directory = task.directory.map { expand($0.value) }
+            specs.append(IncrementalTaskSpec(
+                name: task.name, commands: task.commands.map(\.value), environment: definition,
+                directory: directory ?? ".",
+                absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
-                prerequisites: graph.prerequisites[id].map { graph.names[$0] })
+                prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
         }
+        return specs
     }
 
     /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.

@@ -29,10 +29,13 @@ extension RunSession {
     ) -> UpToDateGate? {
         let tasks = selection.map { project.graph.tasks[$0] }
         guard tasks.contains(where: { !$0.sources.isEmpty || !$0.outputs.isEmpty }) else { return nil }
+        let specs = operationBuilder.incrementalSpecs(for: selection)
+        // Given the tasks, it stats their files while it reads the state.
         let incremental = IncrementalRun(
-            stateDirectory: project.manifest.directory + "/.opsrun", force: invocation.force)
+            stateDirectory: project.manifest.directory + "/" + StateStore.directoryName, force: invocation.force,
+            prefetching: specs)
         return UpToDateGate(
-            run: incremental, tasks: operationBuilder.incrementalSpecs(for: selection),
+            run: incremental, tasks: specs,
             recording: recording, explain: explain, warn: warn)
     }
 }

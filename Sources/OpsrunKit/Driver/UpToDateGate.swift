@@ -3,13 +3,15 @@
 final class UpToDateGate: UpToDateChecking {
     private let run: IncrementalRun
     private let tasks: [IncrementalTaskSpec]
+    /// The checks of tasks that must run, for `willRun` and `didEnd` (up-to-date ones need none).
     private var checks: [TaskCheck?]
     /// Whether a real run follows the checks (a dry run only asks).
     private let recording: Bool
     private let explain: ((String) -> Void)?
     private let warn: (Diagnostic) -> Void
+    private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
-    private(set) var upToDate: Set<Int> = []
+    var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
 
     init(
         run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool,
@@ -21,16 +23,17 @@ final class UpToDateGate: UpToDateChecking {
         self.explain = explain
         self.warn = warn
         checks = Array(repeating: nil, count: tasks.count)
+        foundUpToDate = Array(repeating: false, count: tasks.count)
         for diagnostic in run.diagnostics { warn(diagnostic) }
     }
 
     func isUpToDate(_ index: Int) -> Bool {
-        let check = run.check(tasks[index])
-        checks[index] = check
+        let check = run.check(tasks[index], index: index)
         if check.verdict.isUpToDate {
-            upToDate.insert(index)
+            foundUpToDate[index] = true
             return true
         }
+        checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if let explain, !tasks[index].commands.isEmpty {
             explain("\(tasks[index].name) runs: \(check.verdict)")

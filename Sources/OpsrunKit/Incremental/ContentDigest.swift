@@ -62,24 +62,25 @@ public struct ContentDigest: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Feeds values to SHA-256 in an unambiguous encoding: every string and list is length-prefixed, so
-/// `["ab", "c"]` and `["a", "bc"]` can never hash alike.
+/// `["ab", "c"]` and `["a", "bc"]` can never hash alike. The encoding is gathered in a buffer and
+/// hashed once: the values are small and many, and each call into SHA-256 has a fixed cost.
 struct CanonicalHasher {
-    private var hasher = SHA256()
+    private var bytes: [UInt8] = []
 
-    init(domain: String) { add(domain) }
+    init(domain: String) {
+        bytes.reserveCapacity(256)
+        add(domain)
+    }
 
     mutating func add(_ number: UInt64) {
-        withUnsafeBytes(of: number.littleEndian) { hasher.update(bufferPointer: $0) }
+        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func add(_ number: Int) { add(UInt64(bitPattern: Int64(number))) }
 
     mutating func add(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            add(utf8.count)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(utf8))
-        }
+        add(text.utf8.count)
+        bytes.append(contentsOf: text.utf8)
     }
 
     mutating func add(_ digest: ContentDigest) {
@@ -89,5 +90,9 @@ struct CanonicalHasher {
         add(digest.w3)
     }
 
-    func finalize() -> ContentDigest { ContentDigest(hasher.finalize()) }
+    func finalize() -> ContentDigest {
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return ContentDigest(hasher.finalize())
+    }
 }

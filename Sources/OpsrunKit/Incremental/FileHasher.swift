@@ -70,15 +70,27 @@ public final class FileHasher {
     /// a digest that matches nothing, ever, so whatever depends on it runs (and its command reports the
     /// real problem).
     public func digest(ofFileAt path: String) -> ContentDigest? {
-        let readStart = now()
-        guard let status = FileSystem.status(path) else {
-            entries[path] = nil
+        digest(ofFileAt: path, opening: path, in: AT_FDCWD)
+    }
+
+    /// The same for the file `path` (absolute, the cache's key) reached as `relative` inside the
+    /// open `directory` (see `FileSystem.openDirectory`); `relative` may be `path` itself.
+    func digest(ofFileAt path: String, opening relative: String, in directory: Int32) -> ContentDigest? {
+        digest(ofFileAt: path, opening: relative, in: directory, status: FileSystem.status(relative, in: directory))
+    }
+
+    /// The same with the file's stat already taken (`StatPrefetch`): `nil` when nothing was there.
+    func digest(ofFileAt path: String, opening relative: String, in directory: Int32, status: FileStatus?) -> ContentDigest? {
+        guard let status else {
+            if entries[path] != nil { entries[path] = nil }
             return nil
         }
         if status.kind == .directory { return .directory }
         if let cached = entries[path], cached.isTrusted, cached.status == status { return cached.digest }
 
-        guard let (opened, digest) = read(path) else { return unmatchableDigest(path) }
+        // Taken before the file is opened, so before any byte of it is read.
+        let readStart = now()
+        guard let (opened, digest) = read(relative, in: directory) else { return unmatchableDigest(path) }
         let trusted = max(opened.modificationNanoseconds, opened.changeNanoseconds) + racyWindow <= readStart
         let entry = StatCacheEntry(status: opened, digest: digest, isTrusted: trusted)
         entries[path] = entry
@@ -93,8 +105,8 @@ public final class FileHasher {
     }
 
     /// Reads and hashes the file; the stat returned is the open file's, taken before reading.
-    private func read(_ path: String) -> (FileStatus, ContentDigest)? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    private func read(_ path: String, in directory: Int32) -> (FileStatus, ContentDigest)? {
+        let descriptor = FileSystem.openFile(path, in: directory)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard let status = FileSystem.status(descriptor: descriptor), status.kind != .directory else { return nil }

@@ -61,6 +61,31 @@ enum FileSystem {
         return result == 0 ? FileStatus(raw) : nil
     }
 
+    /// `stat` of `path` relative to an open directory (`openDirectory`), or of `path` itself when it
+    /// is absolute or `directory` is `AT_FDCWD`. A short relative path spares the kernel walking
+    /// the whole absolute path again for every file of a no-op run.
+    static func status(_ path: String, in directory: Int32) -> FileStatus? {
+        var raw = stat()
+        return fstatat(directory, path, &raw, 0) == 0 ? FileStatus(raw) : nil
+    }
+
+    /// A descriptor of the directory at `path` for `status(_:in:)` and `openFile(_:in:)`, or
+    /// `AT_FDCWD` when it cannot be opened (then only absolute paths may be used with it).
+    static func openDirectory(_ path: String) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : AT_FDCWD
+    }
+
+    /// Closes what `openDirectory` returned.
+    static func closeDirectory(_ descriptor: Int32) {
+        if descriptor != AT_FDCWD { _ = close(descriptor) }
+    }
+
+    /// `openat(directory, path, O_RDONLY)`: -1 on failure.
+    static func openFile(_ path: String, in directory: Int32) -> Int32 {
+        openat(directory, path, O_RDONLY | O_CLOEXEC)
+    }
+
     static func status(descriptor: Int32) -> FileStatus? {
         var raw = stat()
         return fstat(descriptor, &raw) == 0 ? FileStatus(raw) : nil
@@ -98,9 +123,10 @@ enum FileSystem {
 
     /// `base/relative`, or `relative` itself when it is absolute.
     static func join(_ base: String, _ relative: String) -> String {
-        if relative.hasPrefix("/") { return relative }
-        if base.isEmpty { return relative }
-        return base.hasSuffix("/") ? base + relative : base + "/" + relative
+        // Byte tests: `hasPrefix`/`hasSuffix` compare by Unicode rules, slow for every file of a run.
+        if relative.utf8.first == UInt8(ascii: "/") { return relative }
+        guard let last = base.utf8.last else { return relative }
+        return last == UInt8(ascii: "/") ? base + relative : base + "/" + relative
     }
 
     /// The text of the last `errno`, e.g. "No space left on device".

@@ -122,24 +122,28 @@ public struct Fingerprint: Hashable, Sendable {
         self.init(canonical: input.canonical)
     }
 
-    /// For an input already in canonical form.
-    init(canonical input: TaskDefinitionInput) {
+    /// For an input already in canonical form; `parts` remembers the environment and directory
+    /// digests from one task to the next, since most tasks share both.
+    init(canonical input: TaskDefinitionInput, parts: FingerprintParts? = nil) {
         var commands = CanonicalHasher(domain: "opsrun commands v1")
         commands.add(input.commands.count)
         for command in input.commands { commands.add(command) }
         self.commands = commands.finalize()
 
-        var environment = CanonicalHasher(domain: "opsrun environment v1")
-        environment.add(input.environment.count)
-        for variable in input.environment {
-            environment.add(variable.name)
-            environment.add(variable.value)
+        if let parts, let known = parts.environment, known.variables == input.environment {
+            environment = known.digest
+        } else {
+            environment = Self.digest(environment: input.environment)
+            parts?.environment = (input.environment, environment)
         }
-        self.environment = environment.finalize()
-
-        var directory = CanonicalHasher(domain: "opsrun directory v1")
-        directory.add(input.directory)
-        self.directory = directory.finalize()
+        if let parts, let known = parts.directory, known.text == input.directory {
+            directory = known.digest
+        } else {
+            var directory = CanonicalHasher(domain: "opsrun directory v1")
+            directory.add(input.directory)
+            self.directory = directory.finalize()
+            parts?.directory = (input.directory, self.directory)
+        }
 
         var whole = CanonicalHasher(domain: "opsrun task fingerprint v1")
         whole.add(self.commands)
@@ -154,6 +158,16 @@ public struct Fingerprint: Hashable, Sendable {
         self.whole = whole.finalize()
     }
 
+    private static func digest(environment variables: [EnvironmentVariable]) -> ContentDigest {
+        var environment = CanonicalHasher(domain: "opsrun environment v1")
+        environment.add(variables.count)
+        for variable in variables {
+            environment.add(variable.name)
+            environment.add(variable.value)
+        }
+        return environment.finalize()
+    }
+
     private static func add(_ files: [FileDigest], to hasher: inout CanonicalHasher) {
         hasher.add(files.count)
         for file in files {
@@ -161,4 +175,11 @@ public struct Fingerprint: Hashable, Sendable {
             hasher.add(file.digest)
         }
     }
+}
+
+/// The environment and directory digests of the last task fingerprinted: the next task usually has
+/// the very same (often the same array), so comparing spares two SHA-256 computations per task.
+final class FingerprintParts {
+    var environment: (variables: [EnvironmentVariable], digest: ContentDigest)?
+    var directory: (text: String, digest: ContentDigest)?
 }

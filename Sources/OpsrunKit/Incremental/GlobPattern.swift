@@ -47,6 +47,35 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
         self.segments = segments
     }
 
+    /// The normalized path `text` names when it has no wildcard and no escape (`./a//b` is `a/b`),
+    /// as `GlobPattern(text).literalPath` would give, without parsing a pattern: a no-op run asks
+    /// this of every source and output. `nil` when the text has `*`, `?`, `[` or `\`.
+    static func literalPath(of text: String) -> String? {
+        var needsNormalizing = false
+        var atSegmentStart = true
+        var segmentIsDot = false
+        var isFirst = true
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "\\"): return nil
+            case UInt8(ascii: "/"):
+                // An empty segment (`a//b`) or a `.` one (`./a`, `a/./b`); a leading `/` is the root.
+                if !isFirst && (atSegmentStart || segmentIsDot) { needsNormalizing = true }
+                atSegmentStart = true
+                segmentIsDot = false
+            default:
+                segmentIsDot = atSegmentStart && byte == UInt8(ascii: ".")
+                atSegmentStart = false
+            }
+            isFirst = false
+        }
+        // A trailing `/` or `/.`, the text `.`, or an empty text.
+        if atSegmentStart || segmentIsDot { needsNormalizing = true }
+        if !needsNormalizing { return text }
+        let names = text.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return (text.hasPrefix("/") ? "/" : "") + names.joined(separator: "/")
+    }
+
     /// Whether the pattern has any wildcard; without one it names exactly one path.
     public var hasWildcards: Bool {
         segments.contains { if case .literal = $0 { false } else { true } }

@@ -9,6 +9,15 @@
 // no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
 // prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
 public struct IncrementalTaskSpec: Sendable {
     public var name: String
@@ -63,12 +72,64 @@ public final class IncrementalRun {
     /// Tasks found to need a run that have not ended yet.
     private var pending: Set<String> = []
 
+    /// Digests of the environment and directory last fingerprinted, shared by most tasks.
+    private let fingerprintParts = FingerprintParts()
+    /// The manifest's directory (the parent of `.opsrun`) and a descriptor of it: the files of tasks
+    /// that run there are reached by their short relative paths, as ninja does from its directory.
+    private let baseDirectory: String?
+    private let baseDescriptor: Int32
+    /// Stats taken before any command started; dropped at the first `willRun`.
+    private var prefetch: StatPrefetch?
+
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
-    public init(stateDirectory: String, force: Bool = false) {
+    public convenience init(stateDirectory: String, force: Bool = false) {
+        self.init(stateDirectory: stateDirectory, force: force, prefetching: [])
+    }
+
+    /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
+    /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
+    /// until the first `willRun`.
+    init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec]) {
+        self.force = force
+        let suffix = "/" + StateStore.directoryName
+        if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
+            let base = String(stateDirectory.dropLast(suffix.count))
+            let descriptor = FileSystem.openDirectory(base)
+            baseDirectory = descriptor == AT_FDCWD ? nil : base
+            baseDescriptor = descriptor
+        } else {
+            baseDirectory = nil
+            baseDescriptor = AT_FDCWD
+        }
+        // With -B every task runs: the first `willRun` would drop the stats at once.
+        let prefetching = PrefetchResult()
+        let group = DispatchGroup()
+        if !force && !tasks.isEmpty {
+            let (base, descriptor) = (baseDirectory, baseDescriptor)
+            DispatchQueue.global().async(group: group) {
+                prefetching.value = StatPrefetch(taskCount: tasks.count) { index in
+                    let task = tasks[index]
+                    return (task.outputs + task.sources).compactMap { text in
+                        GlobPattern.literalPath(of: text).map { path in
+                            // Only what to open: the absolute path is made at check time.
+                            if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
+                                return (path, descriptor)
+                            }
+                            return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
+                        }
+                    }
+                }
+            }
+        }
+        specs.reserveCapacity(tasks.count)
+        exports.reserveCapacity(tasks.count)
         store = StateStore(directory: stateDirectory)
         hasher = FileHasher(entries: store.statCache)
-        self.force = force
+        group.wait()
+        prefetch = prefetching.value
     }
+
+    deinit { FileSystem.closeDirectory(baseDescriptor) }
 
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
     public var diagnostics: [Diagnostic] { store.diagnostics }
@@ -76,20 +137,27 @@ public final class IncrementalRun {
     /// Decides whether `task` is up to date. Call when its operation becomes ready, after every
     /// prerequisite was checked and, if it ran, ended (`succeeded` or `failed`).
     public func check(_ task: IncrementalTaskSpec) -> TaskCheck {
+        check(task, index: nil)
+    }
+
+    /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
+    func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
         specs[task.name] = task
-        let outputs = outputStates(of: task)
+        // Consumed in the order the prefetch took them: literal outputs, then literal sources.
+        var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
+        let outputs = outputStates(of: task, known: &known)
         var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
         var missing: [String] = []
         var waitingFor: String?
         if !task.sources.isEmpty {
-            (input.sources, missing) = sources(of: task)
+            (input.sources, missing) = sources(of: task, known: &known)
             let prerequisites = effectivePrerequisites(of: task)
             waitingFor = prerequisites.first { pending.contains($0) }
             input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entries[task.name], force: force)
+            entry: store.entries[task.name], force: force, parts: fingerprintParts)
         if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
         if verdict.isUpToDate {
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
@@ -102,6 +170,8 @@ public final class IncrementalRun {
     /// Invalidates the task's record, durably, before its commands start. A returned warning means
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
+        // From now on files may change under this run: stat afresh.
+        prefetch = nil
         pending.insert(check.task.name)
         do { try store.recordStarted(check.task.name) } catch { return error }
         return nil
@@ -139,36 +209,57 @@ public final class IncrementalRun {
     // MARK: - Gathering
 
     private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
+        var known: ArraySlice<FileStatus?>?
+        return outputStates(of: task, known: &known)
+    }
+
+    /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
+    private func outputStates(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> [OutputState] {
         var states: [OutputState] = []
+        states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
-            let pattern = GlobPattern(text)
-            if !pattern.hasWildcards {
-                states.append(OutputState(path: text, digest: hasher.digest(ofFileAt: absolute(pattern.literalPath, in: task))))
+            if let path = GlobPattern.literalPath(of: text) {
+                states.append(OutputState(path: text, digest: digest(of: path, in: task, known: &known)))
                 continue
             }
+            let pattern = GlobPattern(text)
             let paths = pattern.expand(in: task.absoluteDirectory).paths
             if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
-            for path in paths { states.append(OutputState(path: path, digest: hasher.digest(ofFileAt: absolute(path, in: task)))) }
+            for path in paths { states.append(OutputState(path: path, digest: digest(of: path, in: task))) }
         }
         return states
     }
 
-    private func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
-        var (paths, missing) = GlobPattern.expand(task.sources, in: task.absoluteDirectory)
+    /// The sources' files with their digests, and the patterns without wildcards that name nothing.
+    private func sources(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ([FileDigest], [String]) {
         var files: [FileDigest] = []
-        var index = 0
-        while index < paths.count {
-            let path = paths[index]
-            index += 1
-            guard let digest = hasher.digest(ofFileAt: absolute(path, in: task)) else { continue }
-            if digest == .directory {
-                // Only a literal names a directory: it stands for the files beneath it.
-                paths.append(contentsOf: GlobPattern(path + "/**").expand(in: task.absoluteDirectory).paths)
-            } else {
+        var missing: [String] = []
+        var directories: [String] = []
+        for text in task.sources {
+            // A path without wildcards is one stat (and no read while the stat cache holds), not a
+            // pattern to expand: the common case, and the whole of a no-op run's work per source.
+            if let path = GlobPattern.literalPath(of: text) {
+                switch digest(of: path, in: task, known: &known) {
+                case nil: missing.append(text)
+                case .directory?: directories.append(path)
+                case let digest?: files.append(FileDigest(path: path, digest: digest))
+                }
+                continue
+            }
+            for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
+                // Gone since it was listed: as if it had not been there.
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
                 files.append(FileDigest(path: path, digest: digest))
             }
         }
-        return (files, missing)
+        // A literal naming a directory stands for the files beneath it.
+        for directory in directories {
+            for path in GlobPattern(directory + "/**").expand(in: task.absoluteDirectory).paths {
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
+                files.append(FileDigest(path: path, digest: digest))
+            }
+        }
+        return (TaskDefinitionInput.sortedFiles(files), missing)
     }
 
     /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
@@ -194,7 +285,34 @@ public final class IncrementalRun {
         return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
     }
 
-    private func absolute(_ path: String, in task: IncrementalTaskSpec) -> String {
-        FileSystem.join(task.absoluteDirectory, path)
+    /// Where `path` (relative to the task's directory, or absolute) is: its absolute path (the stat
+    /// cache's key), and the path to open relative to `directory`.
+    /// (The prefetch in `init` makes the same choice.)
+    private func location(of path: String, in task: IncrementalTaskSpec) -> (absolute: String, opening: String, directory: Int32) {
+        let absolute = FileSystem.join(task.absoluteDirectory, path)
+        if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
+            return (absolute, path, baseDescriptor)
+        }
+        return (absolute, absolute, AT_FDCWD)
     }
+
+    /// The digest of `path` (relative to the task's directory, or absolute).
+    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+        var known: ArraySlice<FileStatus?>?
+        return digest(of: path, in: task, known: &known)
+    }
+
+    /// The same, with the stat taken from the front of `known` when there is one.
+    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ContentDigest? {
+        let place = location(of: path, in: task)
+        if let status = known?.popFirst() {
+            return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
+        }
+        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
+    }
+}
+
+/// Hands the prefetch made on another thread back to `IncrementalRun.init`, which waits for it.
+private final class PrefetchResult: @unchecked Sendable {
+    var value: StatPrefetch?
 }

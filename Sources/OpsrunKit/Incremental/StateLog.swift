@@ -51,33 +51,32 @@ enum StateLog {
 
     /// A state file read back.
     struct Contents {
-        /// The verified records in file order, each with the size of its frame.
-        var records: [(record: StateRecord, frameSize: Int)] = []
         /// How many leading bytes are the header and verified frames; past it lies a torn tail.
         var validLength = 0
-        /// Set when the whole file must be ignored (then `records` is empty).
+        /// Set when the whole file must be ignored (then no record was handed over).
         var problem: Problem?
     }
 
-    static func parse(_ bytes: [UInt8]) -> Contents {
+    /// Reads a state file, handing each verified record and the size of its frame to `each` in file
+    /// order: a no-op run reads tens of thousands, so they are not gathered in an array first. When
+    /// damage is found after some records were handed over, `problem` says to discard them.
+    static func parse(_ bytes: UnsafeRawBufferPointer, each: (StateRecord, Int) -> Void) -> Contents {
         let header = self.header
         guard bytes.count >= header.count, bytes[..<magic.count].elementsEqual(magic) else {
             return Contents(problem: .foreign)
         }
-        var reader = ByteReader(bytes[magic.count..<header.count])
-        let version = reader.uint32() ?? 0
+        let version = word32(bytes, at: magic.count)
         if version != self.version {
             return Contents(problem: version > self.version ? .newerVersion(version) : .foreign)
         }
         var contents = Contents(validLength: header.count)
         var offset = header.count
-        while offset < bytes.count {
-            var lengthReader = ByteReader(bytes[offset..<min(offset + 4, bytes.count)])
-            guard let length = lengthReader.uint32().map(Int.init) else { break }  // torn length
+        while offset + 4 <= bytes.count {  // else a torn length
+            let length = Int(word32(bytes, at: offset))
             let end = offset + 4 + length + checksumLength
             let valid = length > 0 && length <= maximumPayloadLength && end <= bytes.count
-                && checksum(bytes[offset..<offset + 4 + length]).elementsEqual(bytes[(end - checksumLength)..<end])
-            let record = valid ? StateRecord(decoding: bytes[(offset + 4)..<(offset + 4 + length)]) : nil
+                && checksumMatches(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            let record = valid ? StateRecord(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)])) : nil
             guard let record else {
                 // A write cut short keeps its (first-written) length whole and lacks bytes at the end,
                 // or, after a power loss, ends exactly at the end of the file with the wrong bytes.
@@ -86,10 +85,30 @@ enum StateLog {
                 if !impossible && end >= bytes.count { break }
                 return Contents(problem: .damaged(offset: offset))
             }
-            contents.records.append((record, end - offset))
+            each(record, end - offset)
             offset = end
             contents.validLength = offset
         }
         return contents
+    }
+
+    /// The records of a state file, each with its frame size (for tests).
+    static func parse(_ bytes: [UInt8]) -> (contents: Contents, records: [(record: StateRecord, frameSize: Int)]) {
+        var records: [(record: StateRecord, frameSize: Int)] = []
+        let contents = bytes.withUnsafeBytes { raw in parse(raw) { records.append(($0, $1)) } }
+        return (contents, contents.problem == nil ? records : [])
+    }
+
+    /// Whether a frame's last `checksumLength` bytes are the checksum of what precedes them.
+    private static func checksumMatches(_ frame: UnsafeRawBufferPointer) -> Bool {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: frame[..<(frame.count - checksumLength)]))
+        return hasher.finalize().withUnsafeBytes { sum in
+            sum[..<checksumLength].elementsEqual(frame[(frame.count - checksumLength)...])
+        }
+    }
+
+    private static func word32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 }

@@ -12,19 +12,6 @@ enum StateRecord: Hashable, Sendable {
     /// A trusted stat cache entry for an absolute path.
     case stat(path: String, entry: StatCacheEntry)
 
-    /// What a later record replaces: the entry of a task, or the stat of a path.
-    enum Key: Hashable {
-        case task(String)
-        case stat(String)
-    }
-
-    var key: Key {
-        switch self {
-        case .succeeded(let task, _), .started(let task): .task(task)
-        case .stat(let path, _): .stat(path)
-        }
-    }
-
     private enum Kind: UInt8 {
         case succeeded = 1, started = 2, stat = 3
     }
@@ -63,7 +50,7 @@ enum StateRecord: Hashable, Sendable {
         return writer.bytes
     }
 
-    init?(decoding bytes: ArraySlice<UInt8>) {
+    init?(decoding bytes: UnsafeRawBufferPointer) {
         var reader = ByteReader(bytes)
         guard let kind = reader.byte().flatMap(Kind.init(rawValue:)) else { return nil }
         switch kind {
@@ -143,28 +130,20 @@ struct ByteWriter {
 
 /// Reads what `ByteWriter` wrote; every read returns `nil` rather than run past the end.
 struct ByteReader {
-    private let bytes: ArraySlice<UInt8>
-    private var index: Int
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
 
-    init(_ bytes: ArraySlice<UInt8>) {
+    /// Valid only while `bytes` is.
+    init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        index = bytes.startIndex
     }
 
-    var isAtEnd: Bool { index == bytes.endIndex }
+    var isAtEnd: Bool { index == bytes.count }
 
     mutating func byte() -> UInt8? {
-        guard index < bytes.endIndex else { return nil }
+        guard index < bytes.count else { return nil }
         defer { index += 1 }
         return bytes[index]
-    }
-
-    mutating func uint32() -> UInt32? {
-        guard bytes.endIndex - index >= 4 else { return nil }
-        var value: UInt32 = 0
-        for shift in 0..<4 { value |= UInt32(bytes[index + shift]) << (8 * shift) }
-        index += 4
-        return value
     }
 
     mutating func varint() -> UInt64? {
@@ -181,26 +160,24 @@ struct ByteReader {
 
     /// A count of items that each take at least one byte: never more than the bytes left.
     mutating func count() -> Int? {
-        guard let value = varint(), value <= UInt64(bytes.endIndex - index) else { return nil }
+        guard let value = varint(), value <= UInt64(bytes.count - index) else { return nil }
         return Int(value)
     }
 
     mutating func string() -> String? {
         guard let length = count() else { return nil }
         defer { index += length }
-        return String(decoding: bytes[index..<index + length], as: UTF8.self)
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
     }
 
     mutating func digest() -> ContentDigest? {
-        guard bytes.endIndex - index >= 32 else { return nil }
+        guard bytes.count - index >= 32 else { return nil }
         defer { index += 32 }
         return ContentDigest(w0: word(at: index), w1: word(at: index + 8), w2: word(at: index + 16), w3: word(at: index + 24))
     }
 
     private func word(at start: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for shift in 0..<8 { value |= UInt64(bytes[start + shift]) << (8 * UInt64(shift)) }
-        return value
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
     }
 
     mutating func files() -> [FileDigest]? {

@@ -39,7 +39,6 @@ public final class StateStore {
     public private(set) var diagnostics: [Diagnostic] = []
 
     private let compactionMinimumBytes: Int
-    private var liveFrameSizes: [StateRecord.Key: Int] = [:]
     private var liveBytes = 0
     /// Bytes of the file that hold verified data; what lies beyond is a torn tail to cut off.
     private var validLength = 0
@@ -102,27 +101,45 @@ public final class StateStore {
             return
         }
         defer { closeDescriptor(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // One buffer of the file's size, read in place: the log of a large project is megabytes.
+        var capacity = Int(FileSystem.status(descriptor: descriptor)?.size ?? 0) + 1
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var length = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if length == capacity {
+                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * capacity, alignment: 16)
+                larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
+                buffer.deallocate()
+                buffer = larger
+                capacity *= 2
+            }
+            let count = read(descriptor, buffer.baseAddress! + length, capacity - length)
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
                 warn("cannot be read (\(FileSystem.lastErrorText()))")
                 return
             }
-            bytes.append(contentsOf: chunk[..<count])
+            length += count
         }
-        let contents = StateLog.parse(bytes)
-        switch contents.problem {
-        case .foreign?: return warn("not an opsrun state file")
-        case .newerVersion(let version)?: return warn("written by a newer opsrun (state format \(version))")
-        case .damaged(let offset)?: return warn("damaged at byte \(offset)")
-        case nil: break
-        }
+        // A rough guess of how many tasks and files the log holds, to spare rehashing as it is read.
+        entries.reserveCapacity(length / 256)
+        statCache.reserveCapacity(length / 256)
         liveBytes = StateLog.header.count
-        for (record, frameSize) in contents.records { apply(record, frameSize: frameSize) }
+        let contents = StateLog.parse(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { record, frameSize in
+            apply(record, frameSize: frameSize)
+        }
+        if let problem = contents.problem {
+            entries = [:]
+            statCache = [:]
+            liveBytes = 0
+            switch problem {
+            case .foreign: return warn("not an opsrun state file")
+            case .newerVersion(let version): return warn("written by a newer opsrun (state format \(version))")
+            case .damaged(let offset): return warn("damaged at byte \(offset)")
+            }
+        }
         validLength = contents.validLength
         mustRecreate = false
     }
@@ -132,13 +149,28 @@ public final class StateStore {
             .warning, at: nil, file: path, "\(problem); starting with no record of previous runs"))
     }
 
+    /// Makes `record` the live one for its key, keeping `liveBytes` (the size a compacted log would
+    /// have) exact: the record it replaces is re-encoded to know its size, which only happens for
+    /// keys written more than once since the last compaction.
     private func apply(_ record: StateRecord, frameSize: Int) {
+        let replaced: StateRecord?
         switch record {
-        case .succeeded(let task, let taskRecord): entries[task] = .succeeded(taskRecord)
-        case .started(let task): entries[task] = .unfinished
-        case .stat(let path, let entry): statCache[path] = entry
+        case .succeeded(let task, let taskRecord):
+            replaced = entries.updateValue(.succeeded(taskRecord), forKey: task).map { Self.record(of: task, $0) }
+        case .started(let task):
+            replaced = entries.updateValue(.unfinished, forKey: task).map { Self.record(of: task, $0) }
+        case .stat(let path, let entry):
+            replaced = statCache.updateValue(entry, forKey: path).map { .stat(path: path, entry: $0) }
         }
-        liveBytes += frameSize - (liveFrameSizes.updateValue(frameSize, forKey: record.key) ?? 0)
+        liveBytes += frameSize - (replaced.map { StateLog.frame($0).count } ?? 0)
+    }
+
+    /// The record that states `entry` of `task`.
+    private static func record(of task: String, _ entry: TaskEntry) -> StateRecord {
+        switch entry {
+        case .succeeded(let record): .succeeded(task: task, record: record)
+        case .unfinished: .started(task: task)
+        }
     }
 
     // MARK: - Writing
@@ -194,20 +226,11 @@ public final class StateStore {
             records.append(.stat(path: path, entry: statCache[path]!))
         }
         for task in entries.keys.sorted(by: TaskDefinitionInput.bytewise) {
-            switch entries[task]! {
-            case .succeeded(let record): records.append(.succeeded(task: task, record: record))
-            case .unfinished: records.append(.started(task: task))
-            }
+            records.append(Self.record(of: task, entries[task]!))
         }
         var bytes = StateLog.header
-        liveFrameSizes = [:]
+        for record in records { bytes.append(contentsOf: StateLog.frame(record)) }
         liveBytes = bytes.count
-        for record in records {
-            let frame = StateLog.frame(record)
-            bytes.append(contentsOf: frame)
-            liveFrameSizes[record.key] = frame.count
-            liveBytes += frame.count
-        }
         let temporary = path + ".tmp"
         guard writeFile(temporary, bytes, durable: true), rename(temporary, path) == 0 else {
             unlink(temporary)

@@ -104,6 +104,15 @@ public enum UpToDateCheck {
         for input: TaskDefinitionInput, declaresSources: Bool, outputs: [OutputState],
         entry: TaskEntry?, force: Bool
     ) -> UpToDateVerdict {
+        verdict(for: input, declaresSources: declaresSources, outputs: outputs, entry: entry, force: force, parts: nil)
+    }
+
+    /// The same, reusing the environment and directory digests of the previous task when they are
+    /// the same (`parts`).
+    static func verdict(
+        for input: TaskDefinitionInput, declaresSources: Bool, outputs: [OutputState],
+        entry: TaskEntry?, force: Bool, parts: FingerprintParts?
+    ) -> UpToDateVerdict {
         if force { return .mustRun(.forced) }
         let missing = outputs.first { $0.digest == nil }
         if !declaresSources {
@@ -116,7 +125,7 @@ public enum UpToDateCheck {
         if let missing { return .mustRun(.outputMissing(missing.path)) }
 
         let canonical = input.canonical
-        let fingerprint = Fingerprint(canonical: canonical)
+        let fingerprint = Fingerprint(canonical: canonical, parts: parts)
         let changedOutput = outputs.first { output in
             record.outputs.first { $0.path == output.path }?.digest != output.digest
         }

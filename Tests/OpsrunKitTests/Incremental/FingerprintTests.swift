@@ -39,6 +39,21 @@ import Testing
         }
     }
 
+    @Test func partsRememberedFromTaskToTaskNeverStandForOtherValues() {
+        let parts = FingerprintParts()
+        var inputs: [TaskDefinitionInput] = [Self.base, Self.base]
+        for (_, change) in Self.changes {
+            var input = Self.base
+            change(&input)
+            inputs.append(input)
+            inputs.append(Self.base)
+        }
+        for input in inputs {
+            let canonical = input.canonical
+            #expect(Fingerprint(canonical: canonical, parts: parts) == Fingerprint(canonical: canonical))
+        }
+    }
+
     @Test func eachPartChangesOnlyItsOwnDigest() {
         let original = Fingerprint(Self.base)
         var input = Self.base

@@ -86,6 +86,19 @@ import Testing
         #expect(GlobPattern("./src//main.c").literalPath == "src/main.c")
     }
 
+    @Test func aLiteralPathIsNormalizedWithoutParsingAPattern() {
+        let texts = [
+            "src/main.c", "./src//main.c", "src/./main.c", "src/main.c/", "src/.", ".", "", "/", "/abs/x",
+            "//abs//x/", "/./x", "..", "../x", "a/../b", ".hidden/x", "x/.y", "a]b", "{a,b}",
+        ]
+        for text in texts {
+            #expect(GlobPattern.literalPath(of: text) == GlobPattern(text).literalPath, "\(text)")
+        }
+        for text in ["src/*.c", "a?", "[ab]", "src/**", "src/\\*.c", "a["] {
+            #expect(GlobPattern.literalPath(of: text) == nil, "\(text)")
+        }
+    }
+
     @Test func manyStarsAgainstALongNameFinishWithoutBacktrackingBlowUp() {
         let name = String(repeating: "a", count: 100_000)
         #expect(!GlobPattern("*a*a*a*a*a*a*a*b").matches(name))

@@ -1,4 +1,5 @@
 @testable import OpsrunKit
+import Foundation
 import Testing
 
 /// Runs as the driver will: tasks checked in dependency order when they become ready; those that
@@ -95,6 +96,79 @@ import Testing
         #expect(project.run() == ["compile: output build/main.o missing", "link: up to date"])
         project.scratch.write("build/app", "edited by hand")
         #expect(project.run() == ["compile: up to date", "link: output build/app changed since its last run"])
+    }
+
+    /// One run of `spec` alone, "running" it by writing `output` (relative to the scratch root).
+    static func runAlone(_ spec: IncrementalTaskSpec, stateDirectory: String, output: String, in scratch: ScratchDirectory) -> String {
+        let run = IncrementalRun(stateDirectory: stateDirectory)
+        let check = run.check(spec)
+        if !check.verdict.isUpToDate {
+            #expect(run.willRun(check) == nil)
+            scratch.write(output, "object")
+            #expect(run.succeeded(check) == nil)
+        }
+        #expect(run.finish() == nil)
+        return check.verdict.description
+    }
+
+    @Test func filesOutsideTheManifestDirectoryAreSeenAsTheyAreNow() {
+        // Files of tasks in the manifest's directory are reached from a descriptor of it; those of a
+        // task in a subdirectory, or named absolutely, by their whole path, even when the
+        // subdirectory is replaced by another between runs.
+        let scratch = ScratchDirectory()
+        scratch.write("sub/x.c", "int x;")
+        scratch.write("elsewhere.c", "int e;")
+        let spec = IncrementalTaskSpec(
+            name: "sub", commands: ["cc x.c"], directory: "sub", absoluteDirectory: scratch.absolute("sub"),
+            sources: ["x.c", scratch.absolute("elsewhere.c")], outputs: ["x.o"])
+        func run() -> String { Self.runAlone(spec, stateDirectory: scratch.absolute(".opsrun"), output: "sub/x.o", in: scratch) }
+        #expect(run() == "no record of a previous run")
+        #expect(run() == "up to date")
+        scratch.write("elsewhere.c", "int e = 1;")
+        #expect(run() == "source \(scratch.absolute("elsewhere.c")) changed")
+        try! FileManager.default.moveItem(atPath: scratch.absolute("sub"), toPath: scratch.absolute("old"))
+        scratch.write("sub/x.c", "int x = 2;")
+        scratch.write("sub/x.o", "object")
+        #expect(run() == "source x.c changed")
+        #expect(run() == "up to date")
+    }
+
+    @Test func statsTakenUpFrontAreDroppedOnceACommandStarts() {
+        let scratch = ScratchDirectory()
+        let count = StatPrefetch.minimumFileCount
+        var specs = (0..<count).map { index in
+            IncrementalTaskSpec(
+                name: "t\(index)", commands: ["cc \(index)"], absoluteDirectory: scratch.path,
+                sources: ["src/t\(index).c"], outputs: ["out/t\(index)"])
+        }
+        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+        let state = scratch.absolute(".opsrun")
+        for (index, spec) in specs.enumerated() {
+            #expect(Self.runAlone(spec, stateDirectory: state, output: "out/t\(index)", in: scratch) == "no record of a previous run")
+        }
+
+        specs[2].commands = ["cc -O2 2"]
+        let run = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        #expect(run.check(specs[0], index: 0).verdict == .upToDate(.unchanged))
+        scratch.remove("src/t1.c")
+        let changed = run.check(specs[2], index: 2)
+        #expect(changed.verdict == .mustRun(.commandChanged))
+        #expect(run.willRun(changed) == nil)
+        // The prefetched stat still shows src/t1.c; once a command started, the check looks again.
+        #expect(run.check(specs[1], index: 1).verdict == .mustRun(.sourceRemoved("src/t1.c")))
+        #expect(run.check(specs[3], index: 3).verdict == .upToDate(.unchanged))
+        run.failed(changed)
+        #expect(run.finish() == nil)
+    }
+
+    @Test func aStateDirectoryNotNamedOpsrunStillWorks() {
+        let scratch = ScratchDirectory()
+        scratch.write("a.c", "int a;")
+        let spec = IncrementalTaskSpec(name: "a", commands: ["cc a.c"], absoluteDirectory: scratch.path, sources: ["a.c"], outputs: ["a.o"])
+        #expect(Self.runAlone(spec, stateDirectory: scratch.absolute("state"), output: "a.o", in: scratch) == "no record of a previous run")
+        #expect(Self.runAlone(spec, stateDirectory: scratch.absolute("state"), output: "a.o", in: scratch) == "up to date")
+        scratch.write("a.c", "int a = 1;")
+        #expect(Self.runAlone(spec, stateDirectory: scratch.absolute("state"), output: "a.o", in: scratch) == "source a.c changed")
     }
 
     @Test func changedCommandsEnvironmentAndDirectory() {
