@@ -17,7 +17,7 @@ final class CommandSpawner {
     struct DirectProgram {
         var path: String
         var arguments: [String]
-        var environment: CStringArray
+        var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     }
 
     enum Outcome {
@@ -68,7 +68,7 @@ final class CommandSpawner {
     /// child's group becomes the terminal's foreground group before it runs.
     func spawn(
         _ command: String, of job: CommandJob, direct: DirectProgram?,
-        shellEnvironment: () -> CStringArray, handOverTerminal: Bool
+        shellEnvironment: () -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, handOverTerminal: Bool
     ) -> Outcome {
         var output: (read: Int32, write: Int32) = (-1, -1)
         var error: (read: Int32, write: Int32) = (-1, -1)
@@ -111,12 +111,14 @@ final class CommandSpawner {
         var pid: pid_t = 0
         if status == 0 {
             let thread = priorityThread(for: job.qualityOfService)
-            func spawn(_ path: String, _ words: [String], _ environment: CStringArray) -> Int32 {
+            func spawn(
+                _ path: String, _ words: [String],
+                _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+            ) -> Int32 {
                 let arguments = CStringArray(words)
                 defer { arguments.free() }
                 func spawnFromThisThread() -> Int32 {
-                    posix_spawn(
-                        &pid, path, actions, attributes, arguments.pointer, environment.pointer)
+                    posix_spawn(&pid, path, actions, attributes, arguments.pointer, environment)
                 }
                 guard let thread else { return spawnFromThisThread() }
                 var result: Int32 = 0

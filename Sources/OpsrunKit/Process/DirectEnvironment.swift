@@ -6,27 +6,49 @@ import Glibc
 /// otherwise the physical path).
 enum DirectEnvironment {
     static func make(from environment: [String], workingDirectory: String) -> [String] {
+        make(from: environment) { shellPWD(inherited: $0, workingDirectory: workingDirectory) }
+            .entries
+    }
+
+    /// The environment, and for each entry of `environment` where it went in the result (-1 when
+    /// dropped or overridden by a later duplicate); `PWD` is last, its value from `pwd`, which
+    /// gets the inherited value.
+    static func make(from environment: [String], pwd: (Substring?) -> String)
+        -> (entries: [String], positions: [Int])
+    {
         var result: [String] = []
         result.reserveCapacity(environment.count + 1)
-        var positions: [Substring: Int] = [:]
+        var sources: [Int] = []
+        sources.reserveCapacity(environment.count + 1)
+        var positions = [Int](repeating: -1, count: environment.count)
+        var resultPosition: [Substring: Int] = [:]
         var inheritedPWD: Substring?
-        for entry in environment {
-            guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = entry[..<equals]
-            guard isShellName(name) else { continue }
+        for (index, entry) in environment.enumerated() {
+            guard let name = name(of: entry), isShellName(name) else { continue }
             if name == "PWD" {
-                inheritedPWD = entry[entry.utf8.index(after: equals)...]
+                inheritedPWD = entry[entry.utf8.index(after: name.endIndex)...]
                 continue
             }
-            if let position = positions[name] {
+            if let position = resultPosition[name] {
+                positions[sources[position]] = -1
                 result[position] = entry
+                sources[position] = index
+                positions[index] = position
             } else {
-                positions[name] = result.count
+                resultPosition[name] = result.count
+                positions[index] = result.count
+                sources.append(index)
                 result.append(entry)
             }
         }
-        result.append("PWD=" + shellPWD(inherited: inheritedPWD, workingDirectory: workingDirectory))
-        return result
+        result.append("PWD=" + pwd(inheritedPWD))
+        return (result, positions)
+    }
+
+    /// The part of `NAME=VALUE` before the first `=`; nil without one.
+    static func name(of entry: String) -> Substring? {
+        guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+        return entry[..<equals]
     }
 
     /// The value of PATH the shell would search, the last one given.
@@ -47,7 +69,7 @@ enum DirectEnvironment {
 
     /// dash's `getpwd`: an absolute inherited PWD naming the same directory is kept, otherwise
     /// the physical path.
-    private static func shellPWD(inherited: Substring?, workingDirectory: String) -> String {
+    static func shellPWD(inherited: Substring?, workingDirectory: String) -> String {
         var directory = stat()
         let directoryKnown = stat(workingDirectory, &directory) == 0
         if let inherited, inherited.utf8.first == UInt8(ascii: "/"), directoryKnown {

@@ -9,14 +9,17 @@ extension ProcessRunner {
         let command = job.job.commands[job.commandIndex]
         var direct: CommandSpawner.DirectProgram?
         // Interactive commands keep the shell: they are rare, and run alone anyway.
-        if !job.job.interactive, let words = DirectCommand.arguments(of: command),
-            let path = spawner.locator.locate(words[0], searchPath: job.searchPath)
-        {
-            direct = CommandSpawner.DirectProgram(
-                path: path, arguments: words, environment: job.environmentForDirectCommand())
+        if !job.job.interactive, let words = DirectCommand.arguments(of: command) {
+            directEnvironment.update(
+                environment: job.job.environment, workingDirectory: job.job.workingDirectory)
+            if let path = spawner.locator.locate(words[0], searchPath: directEnvironment.searchPath) {
+                direct = CommandSpawner.DirectProgram(
+                    path: path, arguments: words, environment: directEnvironment.environmentBlock())
+            }
         }
         let outcome = spawner.spawn(
-            command, of: job.job, direct: direct, shellEnvironment: { job.environmentForShell() },
+            command, of: job.job, direct: direct,
+            shellEnvironment: { shellEnvironment.pointer(for: job.job.environment) },
             handOverTerminal: handOver)
         switch outcome {
         case .failed(let message):
@@ -158,7 +161,6 @@ extension ProcessRunner {
         events: inout [RunnerEvent]
     ) {
         closeDescriptors(of: job)
-        job.releaseEnvironments()
         slots[job.slot] = nil
         freeSlots.append(job.slot)
         let result = JobResult(

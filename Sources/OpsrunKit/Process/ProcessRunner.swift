@@ -21,6 +21,9 @@ public final class ProcessRunner: CommandRunner {
     /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
     var watches: [GroupWatch?] = []
     var freeWatchSlots: [Int] = []
+    /// The environment blocks for `posix_spawn`, updated from job to job (only read while it runs).
+    let shellEnvironment = EnvironmentBlock()
+    let directEnvironment = DirectEnvironmentCache()
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.
@@ -111,7 +114,6 @@ public final class ProcessRunner: CommandRunner {
                 TerminalControl.takeTerminalBack()
             }
             closeDescriptors(of: job)
-            job.releaseEnvironments()
         }
         slots = []
         freeSlots = []

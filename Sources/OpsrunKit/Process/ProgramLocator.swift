@@ -15,11 +15,18 @@ final class ProgramLocator {
     }
 
     private var cache: [String: Found?] = [:]
+    /// Whether each absolute path named was directly runnable when first seen. Kept for the run:
+    /// if the file changes, the exec fails and the spawner falls back to the shell, which does
+    /// what it always would; a file that becomes runnable is still run, by the shell.
+    private var runnable: [String: Bool] = [:]
 
     /// The path to exec for `program` under `searchPath` (the job's PATH value), or nil.
     func locate(_ program: String, searchPath: String?) -> String? {
         if program.utf8.first == UInt8(ascii: "/") {
-            return Self.isDirectlyRunnable(program) ? program : nil
+            if let known = runnable[program] { return known ? program : nil }
+            let answer = Self.isDirectlyRunnable(program)
+            runnable[program] = answer
+            return answer ? program : nil
         }
         if program.utf8.contains(UInt8(ascii: "/")) { return nil }
         guard let searchPath else { return nil }

@@ -4,13 +4,6 @@ import Glibc
 final class RunningJob {
     let job: CommandJob
     let slot: Int
-    /// `job.environment` as C strings for `/bin/sh`, made once for all its commands, when first
-    /// needed.
-    private var shellEnvironment: CStringArray?
-    /// The environment the shell would pass on, for commands run without it (`DirectEnvironment`).
-    private var directEnvironment: CStringArray?
-    /// The PATH that commands run without the shell are looked up in.
-    private(set) lazy var searchPath: String? = DirectEnvironment.searchPath(in: job.environment)
     let startNanoseconds: UInt64
     let timeoutDeadline: UInt64?
 
@@ -40,31 +33,6 @@ final class RunningJob {
         self.slot = slot
         startNanoseconds = now
         timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
-    }
-
-    /// The environment block for a command run by `/bin/sh -c`.
-    func environmentForShell() -> CStringArray {
-        if let block = shellEnvironment { return block }
-        let block = CStringArray(job.environment)
-        shellEnvironment = block
-        return block
-    }
-
-    /// The environment block for a command run directly.
-    func environmentForDirectCommand() -> CStringArray {
-        if let block = directEnvironment { return block }
-        let block = CStringArray(
-            DirectEnvironment.make(from: job.environment, workingDirectory: job.workingDirectory))
-        directEnvironment = block
-        return block
-    }
-
-    /// Frees the environment blocks; the job spawns nothing more.
-    func releaseEnvironments() {
-        shellEnvironment?.free()
-        shellEnvironment = nil
-        directEnvironment?.free()
-        directEnvironment = nil
     }
 
     var isTerminating: Bool { timedOut || terminatedByRequest }

@@ -50,9 +50,12 @@ final class Console {
         write(Array(text.utf8), to: stream)
     }
 
+    /// Whether `showStatus` would draw anything now.
+    var canShowStatus: Bool { hasStatusLine && !statusSuspended && atLineStart }
+
     /// Draws `text` as the status line, replacing the one shown, cut to the terminal's width.
     func showStatus(_ text: String) {
-        guard hasStatusLine, !statusSuspended, atLineStart else { return }
+        guard canShowStatus else { return }
         let fitted = Self.fit(text, width: width)
         guard !statusShown || fitted != statusText else { return }
         standardOutput.write((statusShown ? Self.clearLine : "") + fitted)

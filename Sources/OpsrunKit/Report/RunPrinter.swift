@@ -248,6 +248,8 @@ public final class RunPrinter: RunObserver {
     }
 
     private func showStatus() {
+        // Not even the text when it would not be drawn: most runs have no status line at all.
+        guard console.canShowStatus else { return }
         console.showStatus(statusText)
     }
 }

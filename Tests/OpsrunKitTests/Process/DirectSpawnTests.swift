@@ -51,4 +51,20 @@ import Testing
         #expect(log.result?.commandIndex == 0)
         #expect(log.commandsStarted == [0])
     }
+
+    @Test func programThatStopsBeingDirectlyRunnableDuringARunIsLeftToTheShell() throws {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let program = directory + "/program"
+        try FileManager.default.copyItem(atPath: "/bin/true", toPath: program)
+        let driver = RunnerDriver()
+        #expect(driver.runJob(makeJob([program])).result?.succeeded == true)
+        // Now a script without `#!`: exec fails, and the shell runs it as a shell script.
+        try FileManager.default.removeItem(atPath: program)
+        try "echo run by the shell\n".write(toFile: program, atomically: false, encoding: .utf8)
+        chmod(program, 0o755)
+        let log = driver.runJob(makeJob([program]))
+        #expect(log.outputText == "run by the shell\n")
+        #expect(log.result?.succeeded == true)
+    }
 }

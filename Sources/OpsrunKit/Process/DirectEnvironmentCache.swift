@@ -1,0 +1,71 @@
+/// The environment of a command run without the shell (`DirectEnvironment`), job after job,
+/// worked out again only where the job's environment differs from the previous one.
+///
+/// Jobs' environments usually differ only in `OPSRUN_TASK`: an entry whose name is unchanged
+/// keeps its place in the result, so only its value is swapped in. A different working
+/// directory, a different number of entries, a renamed entry or a changed `PWD` rebuild it all.
+/// The `PWD` the shell would set is worked out once per working directory and inherited `PWD`.
+final class DirectEnvironmentCache {
+    private var source: [String] = []
+    private var workingDirectory: String?
+    /// For each entry of `source`, its index in `entries`, or -1.
+    private var positions: [Int] = []
+    private var entries: [String] = []
+    /// Indices where the new environment differs from `source`, reused from job to job.
+    private var changed: [Int] = []
+    private var pwds: [String: String] = [:]
+    private let block = EnvironmentBlock()
+    /// The PATH directly-run programs are looked up in (the last one given).
+    private(set) var searchPath: String?
+
+    /// Makes the cache hold the direct environment for `environment` in `workingDirectory`.
+    func update(environment: [String], workingDirectory: String) {
+        if workingDirectory == self.workingDirectory, environment.count == source.count,
+            applyChanges(environment)
+        {
+            source = environment
+            return
+        }
+        rebuild(environment, workingDirectory: workingDirectory)
+    }
+
+    /// The `envp` for the environment last given to `update`, valid until the next call.
+    func environmentBlock() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        block.pointer(for: entries)
+    }
+
+    /// Swaps in changed values of unchanged names; false (and nothing changed) for anything else.
+    private func applyChanges(_ environment: [String]) -> Bool {
+        changed.removeAll(keepingCapacity: true)
+        for index in environment.indices where environment[index] != source[index] {
+            let name = DirectEnvironment.name(of: environment[index])
+            guard name == DirectEnvironment.name(of: source[index]), name != "PWD" else {
+                return false
+            }
+            changed.append(index)
+        }
+        for index in changed where positions[index] >= 0 {
+            entries[positions[index]] = environment[index]
+            if DirectEnvironment.name(of: environment[index]) == "PATH" {
+                searchPath = DirectEnvironment.searchPath(in: [environment[index]])
+            }
+        }
+        return true
+    }
+
+    private func rebuild(_ environment: [String], workingDirectory: String) {
+        let made = DirectEnvironment.make(from: environment) { inherited in
+            let key = workingDirectory + (inherited.map { "\u{0}" + $0 } ?? "")
+            if let known = pwds[key] { return known }
+            let pwd = DirectEnvironment.shellPWD(
+                inherited: inherited, workingDirectory: workingDirectory)
+            pwds[key] = pwd
+            return pwd
+        }
+        source = environment
+        self.workingDirectory = workingDirectory
+        entries = made.entries
+        positions = made.positions
+        searchPath = DirectEnvironment.searchPath(in: environment)
+    }
+}

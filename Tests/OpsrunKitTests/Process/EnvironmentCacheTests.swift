@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import OpsrunKit
+
+@Suite struct EnvironmentCacheTests {
+    /// The C strings of a block, in order, up to its NULL.
+    private func strings(_ block: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while let string = block[index] {
+            result.append(String(cString: string))
+            index += 1
+        }
+        return result
+    }
+
+    @Test func environmentBlockFollowsEveryChangeOfEntries() {
+        let block = EnvironmentBlock()
+        let shared = ["PATH=/bin", "HOME=/root", "LANG=C"]
+        let sequence = [
+            shared + ["OPSRUN_TASK=a"], shared + ["OPSRUN_TASK=b"], ["X=1"], [],
+            shared + ["OPSRUN_TASK=c", "EXTRA=1"], ["PATH=/usr/bin", "HOME=/root", "LANG=C", "T=d"],
+        ]
+        for entries in sequence {
+            #expect(strings(block.pointer(for: entries)) == entries)
+        }
+    }
+
+    @Test func directEnvironmentFromJobToJobIsWhatTheShellPassesOn() {
+        let first = makeTemporaryDirectory()
+        let second = makeTemporaryDirectory()
+        defer {
+            removeDirectory(first)
+            removeDirectory(second)
+        }
+        let cache = DirectEnvironmentCache()
+        let shared = ["PATH=/bin", "A-B=1", "X=1", "PWD=/nonexistent", "X=2", "NOEQUALS", "_y=3"]
+        let jobs: [(environment: [String], directory: String)] = [
+            (shared + ["OPSRUN_TASK=a"], first),
+            (shared + ["OPSRUN_TASK=b"], first),
+            // An overridden duplicate changes nothing; the one that wins does.
+            (["PATH=/bin", "A-B=1", "X=5", "PWD=/nonexistent", "X=2", "NOEQUALS", "_y=3", "OPSRUN_TASK=b"], first),
+            (["PATH=/bin", "A-B=1", "X=5", "PWD=/nonexistent", "X=7", "NOEQUALS", "_y=3", "OPSRUN_TASK=b"], first),
+            (["PATH=/usr/bin:/bin", "A-B=1", "X=1", "PWD=/nonexistent", "X=2", "NOEQUALS", "_y=3", "OPSRUN_TASK=c"], first),
+            (shared + ["OPSRUN_TASK=d"], second),
+            (["PATH=/bin", "A-B=1", "X=1", "PWD=\(second)/.", "X=2", "NOEQUALS", "_y=3", "OPSRUN_TASK=d"], second),
+            (["PATH=/bin", "A-B=1", "X=1", "Y=1", "X=2", "NOEQUALS", "_y=3", "OPSRUN_TASK=d"], second),
+            (["OPSRUN_TASK=e"], second),
+        ]
+        for (environment, directory) in jobs {
+            cache.update(environment: environment, workingDirectory: directory)
+            #expect(
+                strings(cache.environmentBlock())
+                    == DirectEnvironment.make(from: environment, workingDirectory: directory))
+            #expect(cache.searchPath == DirectEnvironment.searchPath(in: environment))
+        }
+    }
+}
