@@ -92,11 +92,12 @@ public enum ManifestLoader {
         return queues
     }
 
-    /// `tasks:`; returns every name written under it, or `nil` when it is missing or unreadable.
+    /// `tasks:`; returns every name written under it (in order, and as a set), or `nil` when it is
+    /// missing or unreadable.
     static func readTasks(
         _ entry: YAMLMappingEntry?, root: YAMLNode, queueNames: [String]?, into manifest: inout Manifest,
         _ checker: inout ManifestChecker
-    ) -> [String]? {
+    ) -> (order: [String], set: Set<String>)? {
         guard let entry else {
             checker.error("the manifest has no 'tasks' mapping", at: root.location)
             return nil
@@ -119,18 +120,20 @@ public enum ManifestLoader {
             }
             manifest.tasks.append(reader.read(name: task.key, at: task.keyLocation, value: task.value, into: &checker))
         }
-        return reader.taskOrder
+        return (reader.taskOrder, reader.taskNames)
     }
 
     /// `default:` — a task name or a list of them; names are checked only when `tasks:` was readable.
-    static func readDefault(_ node: YAMLNode, taskNames: [String]?, into checker: inout ManifestChecker) -> [Located<String>] {
+    static func readDefault(
+        _ node: YAMLNode, taskNames: (order: [String], set: Set<String>)?, into checker: inout ManifestChecker
+    ) -> [Located<String>] {
         let wording = ManifestChecker.listWording("'default'", of: "a task name", plural: "task names")
         let names = checker.strings(node, wording) ?? []
         if let taskNames {
-            let known = Set(taskNames)
-            for name in names where !known.contains(name.value) {
+            // The reader's set: building another one would hash every task name again.
+            for name in names where !taskNames.set.contains(name.value) {
                 checker.error(
-                    "unknown task '\(name.value)' in 'default'\(Suggestion.phrase(for: name.value, in: taskNames))",
+                    "unknown task '\(name.value)' in 'default'\(Suggestion.phrase(for: name.value, in: taskNames.order))",
                     at: name.location)
             }
         }

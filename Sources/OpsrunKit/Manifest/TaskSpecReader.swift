@@ -32,7 +32,9 @@ struct TaskSpecReader {
             runOrDepsReported = checker.diagnostics.count > before
         case .mapping(let entries):
             for entry in entries {
-                if !Self.keys.contains(entry.key) {
+                // One classification per key: a `contains` over `keys` and then a `switch` on the
+                // string would compare it with up to fourteen others, twice.
+                guard let key = TaskKey(entry.key) else {
                     checker.error(
                         "unknown key '\(entry.key)' in task '\(name)'\(Suggestion.phrase(for: entry.key, in: Self.keys))",
                         at: entry.keyLocation)
@@ -41,8 +43,8 @@ struct TaskSpecReader {
                 // `key:` with nothing after it is the same as leaving the key out.
                 if entry.value.isNull { continue }
                 let count = checker.diagnostics.count
-                read(entry.key, entry.value, of: &spec, into: &checker)
-                if entry.key == "run" || entry.key == "deps" {
+                read(key, entry.key, entry.value, of: &spec, into: &checker)
+                if key == .run || key == .deps {
                     runOrDepsReported = runOrDepsReported || checker.diagnostics.count > count
                 }
             }
@@ -62,12 +64,14 @@ struct TaskSpecReader {
     }
 
     /// Reads one key of a task's mapping into `spec`.
-    private func read(_ key: String, _ node: YAMLNode, of spec: inout TaskSpec, into checker: inout ManifestChecker) {
+    private func read(
+        _ kind: TaskKey, _ key: String, _ node: YAMLNode, of spec: inout TaskSpec, into checker: inout ManifestChecker
+    ) {
         let name = spec.name
         // Computed: the wording is built only for a message.
         var what: String { "'\(key)' of task '\(name)'" }
-        switch key {
-        case "desc":
+        switch kind {
+        case .desc:
             guard let text = checker.scalar(node, what, must: "a string") else { return }
             // A block scalar (`|`, `>`) ends with a newline; only a line break inside is a second line.
             var line = Substring(text)
@@ -76,7 +80,7 @@ struct TaskSpecReader {
                 checker.error("\(what) must be one line", at: node.location)
             }
             spec.description = String(line)
-        case "deps":
+        case .deps:
             guard
                 let deps = checker.strings(
                     node,
@@ -103,23 +107,23 @@ struct TaskSpecReader {
                 }
                 spec.deps.append(dep)
             }
-        case "run":
+        case .run:
             guard let commands = checker.strings(node, commandWording(name)) else { return }
             spec.commands = commands
-        case "dir":
+        case .dir:
             guard let text = checker.scalar(node, what, must: "a path") else { return }
             if text.allSatisfy(\.isWhitespace) {
                 checker.error("\(what) is empty", at: node.location)
             } else {
                 spec.directory = Located(text, at: node.location)
             }
-        case "env":
+        case .env:
             spec.environment = checker.environment(node, what)
-        case "sources", "outputs":
+        case .sources, .outputs:
             guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
             else { return }
-            if key == "sources" { spec.sources = paths } else { spec.outputs = paths }
-        case "queue":
+            if kind == .sources { spec.sources = paths } else { spec.outputs = paths }
+        case .queue:
             guard let queue = checker.scalar(node, what, must: "a queue name") else { return }
             if let queueNames, !queueNames.contains(queue) {
                 let hint = queueNames.isEmpty
@@ -127,21 +131,21 @@ struct TaskSpecReader {
                 checker.error("unknown queue '\(queue)' in task '\(name)'\(hint)", at: node.location)
             }
             spec.queue = Located(queue, at: node.location)
-        case "priority":
+        case .priority:
             guard let text = checker.scalar(node, what, must: "a priority") else { return }
             if let priority = QueuePriority(name: text) {
                 spec.priority = priority
             } else {
                 unknown("priority", text, in: name, allowed: QueuePriority.allCases.map(\.name), at: node, &checker)
             }
-        case "qos":
+        case .qos:
             guard let text = checker.scalar(node, what, must: "a quality of service") else { return }
             if let qos = QualityOfService(rawValue: text) {
                 spec.qualityOfService = qos
             } else {
                 unknown("qos", text, in: name, allowed: QualityOfService.allCases.map(\.rawValue), at: node, &checker)
             }
-        case "timeout":
+        case .timeout:
             guard let text = checker.scalar(node, what, must: "a duration") else { return }
             switch TimeoutDuration.parse(text) {
             case .milliseconds(0):
@@ -153,7 +157,7 @@ struct TaskSpecReader {
             case .tooLong:
                 checker.error("\(what) must be at most 168h (a week), not '\(text)'", at: node.location)
             }
-        case "retries":
+        case .retries:
             guard let text = checker.scalar(node, what, must: "a whole number") else { return }
             if let retries = ManifestChecker.integer(text, in: 0...Self.maximumRetries) {
                 spec.retries = retries
@@ -162,15 +166,13 @@ struct TaskSpecReader {
             } else {
                 checker.error("\(what) must be a whole number of 0 or more, not '\(text)'", at: node.location)
             }
-        case "allow_failure", "interactive":
+        case .allowFailure, .interactive:
             guard let text = checker.scalar(node, what, must: "true or false") else { return }
             guard text == "true" || text == "false" else {
                 checker.error("\(what) must be true or false, not '\(text)'", at: node.location)
                 return
             }
-            if key == "interactive" { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
-        default:
-            break
+            if kind == .interactive { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
         }
     }
 

@@ -34,11 +34,46 @@ private struct Sized {
 private struct Frame {
     var isMapping: Bool
     var items: [YAMLNode] = []
-    var pairs: [(YAMLNode, YAMLNode)] = []
+    /// A mapping's entries while every key is a string other than a plain `<<`, and (up to
+    /// `MappingBuilder.scanLimit` entries) none is repeated: nearly every mapping, built without
+    /// a second array of raw pairs.
+    var entries: [YAMLMappingEntry] = []
+    /// Every raw pair, once a key needs the general path of `mappingEntries`; `nil` until then.
+    var pairs: [(YAMLNode, YAMLNode)]?
     var pendingKey: YAMLNode?
     var size = 1
     var anchor: String?
     var at: SourceLocation
+}
+
+extension Frame {
+    /// Up to this many entries a repeated key is found by scanning the earlier ones.
+    static let scanLimit = 8
+
+    /// Adds one `key: value` pair of a mapping.
+    mutating func add(key: YAMLNode, value: YAMLNode) {
+        if pairs == nil {
+            if case .scalar(let name, let style) = key.content, !(name == "<<" && style == .plain),
+                entries.count >= Self.scanLimit || !entries.contains(where: { $0.key == name })
+            {
+                entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
+                return
+            }
+            // This key needs the general path (a merge, a key that is no string, a repeat).
+            pairs = Self.rawPairs(entries)
+            entries = []
+        }
+        pairs!.append((key, value))
+    }
+
+    /// Entries back as raw pairs. Only a key's text, place and whether it is a plain `<<` matter
+    /// to the general path, and an entry's key is never a plain `<<`; so a `<<` here was quoted.
+    static func rawPairs(_ entries: [YAMLMappingEntry]) -> [(YAMLNode, YAMLNode)] {
+        entries.map { entry in
+            let style: YAMLNode.ScalarStyle = entry.key == "<<" ? .doubleQuoted : .plain
+            return (YAMLNode(.scalar(entry.key, style: style), at: entry.keyLocation), entry.value)
+        }
+    }
 }
 
 private struct Reader {
@@ -130,7 +165,7 @@ private struct Reader {
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                     guard let frame = stack.popLast() else { break }
                     let content: YAMLNode.Content =
-                        frame.isMapping ? .mapping(mappingEntries(frame.pairs)) : .sequence(frame.items)
+                        frame.isMapping ? .mapping(finishedEntries(frame)) : .sequence(frame.items)
                     try add(Sized(node: YAMLNode(content, at: frame.at), size: frame.size), anchor: frame.anchor, to: &stack, root: &root)
                 default:
                     break  // stream and document markers carry nothing we keep
@@ -157,11 +192,26 @@ private struct Reader {
         if !stack[top].isMapping {
             stack[top].items.append(item.node)
         } else if let key = stack[top].pendingKey {
-            stack[top].pairs.append((key, item.node))
             stack[top].pendingKey = nil
+            stack[top].add(key: key, value: item.node)
         } else {
             stack[top].pendingKey = item.node
         }
+    }
+
+    /// A finished mapping's entries: those built as it was read when no key needs more, otherwise
+    /// the general path's.
+    mutating func finishedEntries(_ frame: Frame) -> [YAMLMappingEntry] {
+        if let pairs = frame.pairs { return mappingEntries(pairs) }
+        // Short mappings were checked for repeats entry by entry; a long one (`tasks:`) is checked
+        // here with a set, and on a repeat the general path finds and reports it.
+        if frame.entries.count > Frame.scanLimit {
+            var keys = Set<String>(minimumCapacity: frame.entries.count)
+            for entry in frame.entries where !keys.insert(entry.key).inserted {
+                return mappingEntries(Frame.rawPairs(frame.entries))
+            }
+        }
+        return frame.entries
     }
 
     /// Turns raw pairs into entries: string keys only, no duplicates, `<<` merges applied.
@@ -169,7 +219,6 @@ private struct Reader {
     /// Keys written in the mapping itself win over merged ones, and an earlier merged mapping over a
     /// later one; merged entries take the place of their `<<` so the written order is kept.
     mutating func mappingEntries(_ pairs: [(YAMLNode, YAMLNode)]) -> [YAMLMappingEntry] {
-        if pairs.count <= 8, let entries = smallMappingEntries(pairs) { return entries }
         var written: [String: SourceLocation] = [:]
         var isWritten: [Bool] = []  // per pair: a key of its own that is kept
         for (key, _) in pairs {
@@ -216,21 +265,6 @@ private struct Reader {
                     entries.append(entry)
                 }
             }
-        }
-        return entries
-    }
-
-    /// A small mapping without merge keys or problems (nearly all of them): its entries, found
-    /// without a dictionary and a set per mapping; nil when the general path must decide.
-    func smallMappingEntries(_ pairs: [(YAMLNode, YAMLNode)]) -> [YAMLMappingEntry]? {
-        var entries: [YAMLMappingEntry] = []
-        entries.reserveCapacity(pairs.count)
-        for (key, value) in pairs {
-            guard case .scalar(let name, let style) = key.content,
-                !(name == "<<" && style == .plain),
-                !entries.contains(where: { $0.key == name })
-            else { return nil }
-            entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
         }
         return entries
     }

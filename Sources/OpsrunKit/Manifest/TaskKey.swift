@@ -1,0 +1,52 @@
+/// A key of a task's mapping, classified once (see `TaskSpecReader.keys` for the spellings).
+enum TaskKey {
+    case desc, deps, run, dir, env, sources, outputs, queue, priority, qos, timeout, retries, allowFailure, interactive
+
+    /// The key `text` names, or `nil` for an unknown one.
+    ///
+    /// Decided by length and first byte, then one whole comparison: equal small strings compare by
+    /// their bits, while each unequal comparison goes the slow way.
+    init?(_ text: String) {
+        let utf8 = text.utf8
+        guard let first = utf8.first else { return nil }
+        let candidate: TaskKey
+        switch (utf8.count, first) {
+        case (4, UInt8(ascii: "d")): candidate = utf8.last == UInt8(ascii: "c") ? .desc : .deps
+        case (3, UInt8(ascii: "r")): candidate = .run
+        case (3, UInt8(ascii: "d")): candidate = .dir
+        case (3, UInt8(ascii: "e")): candidate = .env
+        case (7, UInt8(ascii: "s")): candidate = .sources
+        case (7, UInt8(ascii: "o")): candidate = .outputs
+        case (5, UInt8(ascii: "q")): candidate = .queue
+        case (8, UInt8(ascii: "p")): candidate = .priority
+        case (3, UInt8(ascii: "q")): candidate = .qos
+        case (7, UInt8(ascii: "t")): candidate = .timeout
+        case (7, UInt8(ascii: "r")): candidate = .retries
+        case (13, UInt8(ascii: "a")): candidate = .allowFailure
+        case (11, UInt8(ascii: "i")): candidate = .interactive
+        default: return nil
+        }
+        guard text == candidate.spelling else { return nil }
+        self = candidate
+    }
+
+    /// The key as written in a manifest.
+    var spelling: String {
+        switch self {
+        case .desc: "desc"
+        case .deps: "deps"
+        case .run: "run"
+        case .dir: "dir"
+        case .env: "env"
+        case .sources: "sources"
+        case .outputs: "outputs"
+        case .queue: "queue"
+        case .priority: "priority"
+        case .qos: "qos"
+        case .timeout: "timeout"
+        case .retries: "retries"
+        case .allowFailure: "allow_failure"
+        case .interactive: "interactive"
+        }
+    }
+}
