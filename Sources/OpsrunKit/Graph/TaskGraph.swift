@@ -23,16 +23,18 @@ public struct TaskGraph: Sendable {
         let tasks = manifest.tasks
         var index: [String: Int] = [:]
         index.reserveCapacity(tasks.count)
-        for (id, task) in tasks.enumerated() where index[task.name] == nil {
-            index[task.name] = id
+        for (id, task) in tasks.enumerated() {
+            // One hash per name; the first of a repeated name keeps its id.
+            if let first = index.updateValue(id, forKey: task.name) { index[task.name] = first }
         }
         var prerequisites = [[Int]](repeating: [], count: tasks.count)
         var locations = [[SourceLocation]](repeating: [], count: tasks.count)
         var dependents = [[Int]](repeating: [], count: tasks.count)
         // `lastListedBy[p] == id` means task `id` already listed `p`: O(1) duplicate check.
         var lastListedBy = [Int](repeating: -1, count: tasks.count)
-        for (id, task) in tasks.enumerated() {
-            for dep in task.deps {
+        // By index: binding each `TaskSpec` would copy it (a dozen retains) per task.
+        for id in tasks.indices {
+            for dep in tasks[id].deps {
                 guard let p = index[dep.value], lastListedBy[p] != id else { continue }
                 lastListedBy[p] = id
                 prerequisites[id].append(p)

@@ -118,7 +118,9 @@ public enum ManifestLoader {
             if let problem = ManifestNames.problem(withName: task.key) {
                 checker.error(problem, at: task.keyLocation)
             }
-            manifest.tasks.append(reader.read(name: task.key, at: task.keyLocation, value: task.value, into: &checker))
+            // Read in place: a `TaskSpec` returned and then appended is copied on the way.
+            manifest.tasks.append(TaskSpec(name: task.key, location: task.keyLocation))
+            reader.read(task.value, into: &manifest.tasks[manifest.tasks.count - 1], &checker)
         }
         return (reader.taskOrder, reader.taskNames)
     }

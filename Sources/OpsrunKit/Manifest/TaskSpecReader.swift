@@ -19,8 +19,10 @@ struct TaskSpecReader {
         self.queueNames = queueNames
     }
 
-    func read(name: String, at location: SourceLocation, value: YAMLNode, into checker: inout ManifestChecker) -> TaskSpec {
-        var spec = TaskSpec(name: name, location: location)
+    /// Reads `value` into `spec`, which holds only the task's name and place.
+    func read(_ value: YAMLNode, into spec: inout TaskSpec, _ checker: inout ManifestChecker) {
+        let name = spec.name
+        let location = spec.location
         let before = checker.diagnostics.count
         var runOrDepsReported = false
         switch value.content {
@@ -53,7 +55,6 @@ struct TaskSpecReader {
         if spec.commands.isEmpty, spec.deps.isEmpty, !runOrDepsReported {
             checker.error("task '\(name)' has neither 'run' nor 'deps'", at: location)
         }
-        return spec
     }
 
     private func commandWording(_ name: String) -> ManifestChecker.ListWording {
@@ -89,6 +90,7 @@ struct TaskSpecReader {
             // Most lists are short: a scan of the earlier entries beats a dictionary per task.
             var seen: [String: SourceLocation] = [:]
             let useDictionary = deps.count > 8
+            if useDictionary { seen.reserveCapacity(deps.count) }
             for (position, dep) in deps.enumerated() {
                 let first = useDictionary
                     ? seen[dep.value]

@@ -51,11 +51,13 @@ extension Frame {
     static let scanLimit = 8
 
     /// Adds one `key: value` pair of a mapping.
-    mutating func add(key: YAMLNode, value: YAMLNode) {
+    mutating func add(key: consuming YAMLNode, value: consuming YAMLNode) {
         if pairs == nil {
             if case .scalar(let name, let style) = key.content, !(name == "<<" && style == .plain),
                 entries.count >= Self.scanLimit || !entries.contains(where: { $0.key == name })
             {
+                // A task's mapping has a few keys: one allocation instead of growing 1, 2, 4.
+                if entries.capacity == 0 { entries.reserveCapacity(4) }
                 entries.append(YAMLMappingEntry(key: name, keyLocation: key.location, value: value))
                 return
             }
@@ -181,7 +183,9 @@ private struct Reader {
     }
 
     /// Attaches a finished node to the container being built, or makes it the document's root.
-    mutating func add(_ item: Sized, anchor: String?, to stack: inout [Frame], root: inout Sized?) throws(DiagnosticList) {
+    mutating func add(
+        _ item: consuming Sized, anchor: String?, to stack: inout [Frame], root: inout Sized?
+    ) throws(DiagnosticList) {
         if let anchor { anchors[anchor] = item }
         guard !stack.isEmpty else {
             root = item
@@ -191,8 +195,7 @@ private struct Reader {
         stack[top].size += item.size
         if !stack[top].isMapping {
             stack[top].items.append(item.node)
-        } else if let key = stack[top].pendingKey {
-            stack[top].pendingKey = nil
+        } else if let key = stack[top].pendingKey.take() {
             stack[top].add(key: key, value: item.node)
         } else {
             stack[top].pendingKey = item.node

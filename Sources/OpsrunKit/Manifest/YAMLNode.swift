@@ -29,8 +29,14 @@ public struct YAMLNode: Sendable {
 
     /// An empty plain scalar, `~` or `null`: YAML's ways of writing nothing.
     public var isNull: Bool {
-        if case .scalar(let text, .plain) = content { return text.isEmpty || text == "~" || text == "null" }
-        return false
+        guard case .scalar(let text, .plain) = content else { return false }
+        // By length first: an unequal string comparison is the slow kind, and most scalars are text.
+        switch text.utf8.count {
+        case 0: return true
+        case 1: return text == "~"
+        case 4: return text == "null"
+        default: return false
+        }
     }
 
     /// What the node is, in words for error messages: "a list", "a mapping", "a string".
