@@ -27,23 +27,43 @@ public struct TaskGraph: Sendable {
             // One hash per name; the first of a repeated name keeps its id.
             if let first = index.updateValue(id, forKey: task.name) { index[task.name] = first }
         }
-        var prerequisites = [[Int]](repeating: [], count: tasks.count)
-        var locations = [[SourceLocation]](repeating: [], count: tasks.count)
-        var dependents = [[Int]](repeating: [], count: tasks.count)
+        var prerequisites: [[Int]] = []
+        var locations: [[SourceLocation]] = []
+        prerequisites.reserveCapacity(tasks.count)
+        locations.reserveCapacity(tasks.count)
+        // How many tasks list each task, so each `dependents` list is allocated once at its size.
+        var dependentCount = [Int](repeating: 0, count: tasks.count)
         // `lastListedBy[p] == id` means task `id` already listed `p`: O(1) duplicate check.
         var lastListedBy = [Int](repeating: -1, count: tasks.count)
         // By index: binding each `TaskSpec` would copy it (a dozen retains) per task.
         for id in tasks.indices {
-            for dep in tasks[id].deps {
+            let deps = tasks[id].deps
+            var ids: [Int] = []
+            var places: [SourceLocation] = []
+            if !deps.isEmpty {
+                ids.reserveCapacity(deps.count)
+                places.reserveCapacity(deps.count)
+            }
+            for dep in deps {
                 guard let p = index[dep.value], lastListedBy[p] != id else { continue }
                 lastListedBy[p] = id
-                prerequisites[id].append(p)
-                locations[id].append(dep.location)
-                dependents[p].append(id)
+                ids.append(p)
+                places.append(dep.location)
+                dependentCount[p] += 1
             }
+            prerequisites.append(ids)
+            locations.append(places)
+        }
+        var dependents = dependentCount.map { count -> [Int] in
+            var list: [Int] = []
+            if count > 0 { list.reserveCapacity(count) }
+            return list
+        }
+        for id in prerequisites.indices {
+            for p in prerequisites[id] { dependents[p].append(id) }
         }
         self.file = manifest.file
-        self.names = tasks.map(\.name)
+        self.names = tasks.map { $0.name }  // a key path would copy each TaskSpec
         self.tasks = tasks
         self.prerequisites = prerequisites
         self.prerequisiteLocations = locations

@@ -112,7 +112,7 @@ public enum ManifestLoader {
             return nil
         }
         if tasks.isEmpty { checker.error("the manifest has no tasks", at: entry.keyLocation) }
-        let reader = TaskSpecReader(taskOrder: tasks.map(\.key), queueNames: queueNames)
+        let reader = TaskSpecReader(taskOrder: tasks.map { $0.key }, queueNames: queueNames)
         manifest.tasks.reserveCapacity(tasks.count)
         for task in tasks {
             if let problem = ManifestNames.problem(withName: task.key) {
