@@ -91,6 +91,8 @@ struct TaskSpecReader {
             var seen: [String: SourceLocation] = [:]
             let useDictionary = deps.count > 8
             if useDictionary { seen.reserveCapacity(deps.count) }
+            // Only a repeat is left out; until one is, the list read is the list kept (no copy).
+            var kept: [Located<String>]?
             for (position, dep) in deps.enumerated() {
                 let first = useDictionary
                     ? seen[dep.value]
@@ -99,6 +101,7 @@ struct TaskSpecReader {
                     checker.error(
                         "duplicate dependency '\(dep.value)' in deps of '\(name)' (first written at line \(first.line), column \(first.column))",
                         at: dep.location)
+                    if kept == nil { kept = Array(deps[..<position]) }
                     continue
                 }
                 if useDictionary { seen[dep.value] = dep.location }
@@ -107,8 +110,10 @@ struct TaskSpecReader {
                         "unknown task '\(dep.value)' in deps of '\(name)'\(Suggestion.phrase(for: dep.value, in: taskOrder))",
                         at: dep.location)
                 }
-                spec.deps.append(dep)
+                kept?.append(dep)
             }
+            let result = kept ?? deps
+            if spec.deps.isEmpty { spec.deps = result } else { spec.deps += result }
         case .run:
             guard let commands = checker.strings(node, commandWording(name)) else { return }
             spec.commands = commands

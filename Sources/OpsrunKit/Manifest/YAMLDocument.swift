@@ -194,6 +194,8 @@ private struct Reader {
         let top = stack.count - 1
         stack[top].size += item.size
         if !stack[top].isMapping {
+            // Lists in a manifest are short: one allocation instead of growing 1, 2, 4.
+            if stack[top].items.capacity == 0 { stack[top].items.reserveCapacity(4) }
             stack[top].items.append(item.node)
         } else if let key = stack[top].pendingKey.take() {
             stack[top].add(key: key, value: item.node)
