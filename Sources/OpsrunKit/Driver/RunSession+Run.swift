@@ -27,8 +27,10 @@ extension RunSession {
     func upToDateGate(
         recording: Bool, explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
     ) -> UpToDateGate? {
-        let tasks = selection.map { project.graph.tasks[$0] }
-        guard tasks.contains(where: { !$0.sources.isEmpty || !$0.outputs.isEmpty }) else { return nil }
+        let tasks = project.graph.tasks
+        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
+            return nil
+        }
         let specs = operationBuilder.incrementalSpecs(for: selection)
         // Given the tasks, it stats their files while it reads the state.
         let incremental = IncrementalRun(
