@@ -5,18 +5,21 @@ extension TaskGraph {
     /// Iterative, so a 100,000-task chain cannot overflow the stack. Ids out of range are ignored.
     public func closureMask(of roots: [Int]) -> [Bool] {
         var selected = [Bool](repeating: false, count: count)
-        var stack: [Int] = []
-        for root in roots where root >= 0 && root < count && !selected[root] {
-            selected[root] = true
-            stack.append(root)
-            while let task = stack.popLast() {
-                for p in prerequisites[task] where !selected[p] {
-                    selected[p] = true
-                    stack.append(p)
-                }
+        for root in roots { addClosure(of: root, to: &selected) }
+        return selected
+    }
+
+    /// Marks `root` and everything it needs in `selected`, stopping at tasks already marked.
+    public func addClosure(of root: Int, to selected: inout [Bool]) {
+        guard root >= 0 && root < count && !selected[root] else { return }
+        selected[root] = true
+        var stack = [root]
+        while let task = stack.popLast() {
+            for p in prerequisites[task] where !selected[p] {
+                selected[p] = true
+                stack.append(p)
             }
         }
-        return selected
     }
 
     /// Every task `roots` need, the roots included, as ids in manifest order.

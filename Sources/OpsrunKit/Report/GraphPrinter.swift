@@ -38,14 +38,7 @@ public enum GraphPrinter {
         // Tasks only on or behind a cycle have a dependent, so no root reaches them; show them too.
         for id in 0..<graph.count where !shown[id] {
             roots.append(id)
-            shown[id] = true
-            var stack = [id]
-            while let task = stack.popLast() {
-                for p in graph.prerequisites[task] where !shown[p] {
-                    shown[p] = true
-                    stack.append(p)
-                }
-            }
+            graph.addClosure(of: id, to: &shown)
         }
         return (roots, shown)
     }
