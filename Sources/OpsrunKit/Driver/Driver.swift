@@ -13,6 +13,7 @@ public enum Driver {
 
         do {
             let project = try Project.load(explicitFile: invocation.manifestFile, workingDirectory: start)
+            defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
                 out.write(try printed { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
@@ -23,6 +24,7 @@ public enum Driver {
                 return .success
             case .dryRun:
                 let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                defer { KeptUntilExit.keep(session) }
                 let text = try printed { () throws(Diagnostic) in
                     try session.planText(format: invocation.format) { err.write($0 + "\n") }
                 }
@@ -30,6 +32,7 @@ public enum Driver {
                 return .success
             case .run:
                 let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                defer { KeptUntilExit.keep(session) }
                 return session.run(standardOutput: out, standardError: err, environment: environment)
             }
         } catch {

@@ -11,14 +11,15 @@ extension RunSession {
             explain: invocation.explain ? { printer.note($0) } : nil,
             warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
         let runner = ProcessRunner(graceMilliseconds: invocation.graceMilliseconds)
-        let report = OperationEngine(
-            specs: specs, configuration: configuration, runner: runner, observer: printer, upToDate: gate
-        ).run()
+        let engine = OperationEngine(
+            specs: specs, configuration: configuration, runner: runner, observer: printer, upToDate: gate)
+        let report = engine.run()
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
         printer.finish()
         standardOutput.write(SummaryPrinter.render(report, specs: specs, style: options.style))
+        KeptUntilExit.keep(engine, gate as Any, printer, report)
         return report.exitCode
     }
 

@@ -34,6 +34,7 @@ public struct RunSession {
             recording: false, explain: invocation.explain ? notes : nil, warn: { notes($0.description) })
         let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
         gate?.finish()
+        defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
         return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
     }
