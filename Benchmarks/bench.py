@@ -70,14 +70,15 @@ def build_opsrun(explicit):
     if path:
         path = os.path.abspath(path)
         return (path, None) if os.access(path, os.X_OK) else (None, f"OPSRUN={path} is not executable")
-    print("building opsrun: swift build -c release (log: Benchmarks/work/swift-build.log)", flush=True)
+    print("building opsrun: swift build -c release --static-swift-stdlib (log: Benchmarks/work/swift-build.log)",
+          flush=True)
     log = os.path.join(WORK, "swift-build.log")
     with open(log, "w") as f:
-        rc = subprocess.call(["swift", "build", "-c", "release"], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+        rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib"], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
     if rc != 0:
         with open(log) as f:
             tail = "".join(f.readlines()[-15:])
-        return None, f"swift build -c release failed (exit {rc}):\n{tail}"
+        return None, f"swift build -c release --static-swift-stdlib failed (exit {rc}):\n{tail}"
     out = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
                          capture_output=True, text=True).stdout.strip()
     path = os.path.join(out, "opsrun")
@@ -91,10 +92,11 @@ def run_scheduler_bench(opsrun_path, rounds):
     if not path or not os.access(path, os.X_OK):
         log = os.path.join(WORK, "swift-build-scheduler-bench.log")
         with open(log, "w") as f:
-            rc = subprocess.call(["swift", "build", "-c", "release", "--product", "opsrun-scheduler-bench"],
+            rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib",
+                                  "--product", "opsrun-scheduler-bench"],
                                  cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
         if rc != 0:
-            return None, f"swift build -c release --product opsrun-scheduler-bench failed (exit {rc}); see {log}"
+            return None, f"swift build -c release --static-swift-stdlib --product opsrun-scheduler-bench failed (exit {rc}); see {log}"
         out = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
                              capture_output=True, text=True).stdout.strip()
         path = os.path.join(out, "opsrun-scheduler-bench")
