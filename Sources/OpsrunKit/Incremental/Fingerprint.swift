@@ -6,7 +6,8 @@
 //
 // Besides the whole, the parts that cannot be named file by file (commands, environment, directory)
 // get digests of their own, so that `--explain` can say which one changed; sources and prerequisite
-// outputs are kept in the record path by path for the same reason.
+// outputs are kept in the record path by path for the same reason. The whole hashes the commands'
+// text rather than their digest, so a task found up to date costs one SHA-256, not two.
 
 /// An environment variable as the task's commands see it.
 public struct EnvironmentVariable: Hashable, Sendable {
@@ -129,33 +130,51 @@ public struct Fingerprint: Hashable, Sendable {
         commands.add(input.commands.count)
         for command in input.commands { commands.add(command) }
         self.commands = commands.finalize()
+        (environment, directory) = Self.sharedParts(of: input, parts: parts)
+        whole = Self.whole(of: input, environment: environment, directory: directory)
+    }
 
-        if let parts, let known = parts.environment, known.variables == input.environment {
-            environment = known.digest
-        } else {
-            environment = Self.digest(environment: input.environment)
-            parts?.environment = (input.environment, environment)
-        }
-        if let parts, let known = parts.directory, known.text == input.directory {
-            directory = known.digest
-        } else {
-            var directory = CanonicalHasher(domain: "opsrun directory v1")
-            directory.add(input.directory)
-            self.directory = directory.finalize()
-            parts?.directory = (input.directory, self.directory)
-        }
+    /// Only `whole`, which is all a task found up to date needs: one SHA-256 instead of two, since
+    /// the whole takes the commands' text itself rather than their digest.
+    static func whole(ofCanonical input: TaskDefinitionInput, parts: FingerprintParts?) -> ContentDigest {
+        let (environment, directory) = sharedParts(of: input, parts: parts)
+        return whole(of: input, environment: environment, directory: directory)
+    }
 
-        var whole = CanonicalHasher(domain: "opsrun task fingerprint v1")
-        whole.add(self.commands)
-        whole.add(self.environment)
-        whole.add(self.directory)
-        Self.add(input.sources, to: &whole)
+    private static func whole(of input: TaskDefinitionInput, environment: ContentDigest, directory: ContentDigest) -> ContentDigest {
+        var whole = CanonicalHasher(domain: "opsrun task fingerprint v2")
+        whole.add(input.commands.count)
+        for command in input.commands { whole.add(command) }
+        whole.add(environment)
+        whole.add(directory)
+        add(input.sources, to: &whole)
         whole.add(input.prerequisiteOutputs.count)
         for prerequisite in input.prerequisiteOutputs {
             whole.add(prerequisite.task)
-            Self.add(prerequisite.outputs, to: &whole)
+            add(prerequisite.outputs, to: &whole)
         }
-        self.whole = whole.finalize()
+        return whole.finalize()
+    }
+
+    /// The environment and directory digests, from `parts` when the previous task had the same.
+    private static func sharedParts(of input: TaskDefinitionInput, parts: FingerprintParts?) -> (ContentDigest, ContentDigest) {
+        let environment: ContentDigest
+        if let parts, let known = parts.environment, known.variables == input.environment {
+            environment = known.digest
+        } else {
+            environment = digest(environment: input.environment)
+            parts?.environment = (input.environment, environment)
+        }
+        let directory: ContentDigest
+        if let parts, let known = parts.directory, known.text == input.directory {
+            directory = known.digest
+        } else {
+            var hasher = CanonicalHasher(domain: "opsrun directory v1")
+            hasher.add(input.directory)
+            directory = hasher.finalize()
+            parts?.directory = (input.directory, directory)
+        }
+        return (environment, directory)
     }
 
     private static func digest(environment variables: [EnvironmentVariable]) -> ContentDigest {

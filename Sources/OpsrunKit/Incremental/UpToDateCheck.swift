@@ -125,12 +125,15 @@ public enum UpToDateCheck {
         if let missing { return .mustRun(.outputMissing(missing.path)) }
 
         let canonical = input.canonical
-        let fingerprint = Fingerprint(canonical: canonical, parts: parts)
         let changedOutput = outputs.first { output in
             record.outputs.first { $0.path == output.path }?.digest != output.digest
         }
-        if fingerprint.whole == record.fingerprint.whole, changedOutput == nil { return .upToDate(.unchanged) }
+        if changedOutput == nil, Fingerprint.whole(ofCanonical: canonical, parts: parts) == record.fingerprint.whole {
+            return .upToDate(.unchanged)
+        }
 
+        // Something differs: the parts say what.
+        let fingerprint = Fingerprint(canonical: canonical, parts: parts)
         if fingerprint.commands != record.fingerprint.commands { return .mustRun(.commandChanged) }
         if fingerprint.environment != record.fingerprint.environment { return .mustRun(.environmentChanged) }
         if fingerprint.directory != record.fingerprint.directory { return .mustRun(.directoryChanged) }

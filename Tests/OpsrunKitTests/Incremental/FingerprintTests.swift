@@ -110,11 +110,12 @@ import Testing
     }
 
     /// A change of encoding must be deliberate: it makes every task of every project run once.
-    /// The value was computed independently (Python's hashlib over the documented encoding: each part
-    /// SHA-256'd under its domain string, strings and counts as little-endian UInt64 length prefixes).
+    /// The value was computed independently (Python's hashlib over the documented encoding: strings
+    /// and counts as little-endian UInt64 length prefixes, the environment and directory SHA-256'd
+    /// under their domain strings, the commands' text, sources and prerequisite outputs inline).
     @Test func theFormatIsPinned() {
         #expect(Fingerprint(Self.base).whole.description
-            == "9a5d888c64e58ea3247f2e7cd653e240d34b1e83816f8fb98c3bc8292f818527")
+            == "ab28f03d51f2870393964ad7cf78faef084d750e3e9a714c373e02d6afffe8f6")
     }
 
     @Test func aHundredThousandSourcesAreFingerprintedAndEachCounts() {
