@@ -24,13 +24,13 @@ struct OpsrunCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Tasks to run, and NAME=VALUE variables.", valueName: "task|NAME=VALUE"))
     var arguments: [String] = []
 
-    @Option(name: [.customShort("f"), .long], help: ArgumentHelp("Use this manifest instead of searching for Tasksfile.yaml.", valueName: "path"))
+    @Option(name: [.customShort("f", allowingJoined: true), .long], help: ArgumentHelp("Use this manifest instead of searching for Tasksfile.yaml.", valueName: "path"))
     var file: String?
 
-    @Option(name: [.customShort("C"), .long], help: ArgumentHelp("Change to this directory first.", valueName: "dir"))
+    @Option(name: [.customShort("C", allowingJoined: true), .long], help: ArgumentHelp("Change to this directory first.", valueName: "dir"))
     var directory: String?
 
-    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Run at most N tasks at once (default: the number of processors).", valueName: "N"))
+    @Option(name: [.customShort("j", allowingJoined: true), .long], help: ArgumentHelp("Run at most N tasks at once (default: the number of processors).", valueName: "N"))
     var jobs: Int?
 
     @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure: run everything that does not depend on it.")

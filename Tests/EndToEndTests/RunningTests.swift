@@ -32,7 +32,8 @@ import Testing
         for i in 0..<6 { manifest += "  t\(i): echo start >> log; sleep 0.2; echo end >> log\n" }
         manifest += "  all: { deps: [t0, t1, t2, t3, t4, t5] }\n"
         let project = try TemporaryProject(manifest)
-        let result = try project.run("-j", "2")
+        // Joined, as make users type it (`-j 2` is used by the other tests).
+        let result = try project.run("-j2")
         #expect(result.status == 0)
         let log = try String(contentsOfFile: project.path("log"), encoding: .utf8).split(separator: "\n")
         var running = 0
