@@ -1,6 +1,6 @@
-// Thin wrappers for what Swift cannot call directly: raw syscalls without a libc wrapper,
-// glibc's `_np` spawn actions (declared only under _GNU_SOURCE, which the Swift Glibc module does
-// not see), wait-status macros, and epoll's packed `struct epoll_event`.
+// Thin wrappers for what Swift cannot call directly: raw syscalls without a libc wrapper, vfork
+// and the child's side of a spawn (CProcessShims.c), wait-status macros, and epoll's packed
+// `struct epoll_event`.
 #ifndef CPROCESSSHIMS_H
 #define CPROCESSSHIMS_H
 
@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <features.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -17,17 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 29)
-extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__restrict,
-                                                const char *__restrict);
-#endif
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
-#endif
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
-extern int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *, int);
-#endif
-
 extern int pipe2(int fds[2], int flags);
 
 /// A pipe whose two ends are close-on-exec from the start (no window for another thread's fork).
@@ -35,45 +23,33 @@ static inline int cps_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-/// posix_spawn attribute flags, with USEVFORK where the libc has it (0 elsewhere).
-static inline short cps_spawn_flags(void) {
-    short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-#ifdef POSIX_SPAWN_USEVFORK
-    flags |= POSIX_SPAWN_USEVFORK;
-#endif
-    return flags;
-}
+/// One command to start: the program's path, words and environment as for execve, and what to
+/// set up in the child before exec.
+struct cps_spawn_request {
+    const char *path;
+    char *const *arguments;
+    char *const *environment;
+    /// chdir here first; NULL to stay.
+    const char *directory;
+    /// -1 for both: inherit opsrun's descriptors 0-2 (an interactive command). Otherwise standard
+    /// output and error become these, and standard input /dev/null.
+    int standard_output;
+    int standard_error;
+    /// Make the child's new process group the foreground group of the terminal on descriptor 0,
+    /// before exec, so it can never read the terminal before it owns it.
+    int take_terminal;
+    /// Dispositions to reset to the default before exec: those that are not (see below).
+    const sigset_t *reset_signals;
+};
 
-/// chdir in the child before exec; ENOSYS if the libc cannot.
-static inline int cps_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 29)
-    return posix_spawn_file_actions_addchdir_np(actions, path);
-#else
-    (void)actions; (void)path;
-    return ENOSYS;
-#endif
-}
+/// Starts `request` as the leader of a new process group, with an empty signal mask and every
+/// descriptor above 2 closed. Returns 0 and the pid, or the errno of what failed (fork, or in the
+/// child chdir, exec, ...; the failed child is reaped). Defined in CProcessShims.c.
+int cps_spawn(const struct cps_spawn_request *request, pid_t *pid);
 
-/// Closes every descriptor >= from in the child; a no-op where the libc cannot (ours are CLOEXEC).
-static inline int cps_spawn_add_closefrom(posix_spawn_file_actions_t *actions, int from) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-    return posix_spawn_file_actions_addclosefrom_np(actions, from);
-#else
-    (void)actions; (void)from;
-    return 0;
-#endif
-}
-
-/// Makes the child's new process group the terminal's foreground group, in the child, before exec
-/// (so it can never read the terminal before it owns it). ENOSYS if the libc cannot.
-static inline int cps_spawn_add_tcsetpgrp(posix_spawn_file_actions_t *actions, int terminal) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
-    return posix_spawn_file_actions_addtcsetpgrp_np(actions, terminal);
-#else
-    (void)actions; (void)terminal;
-    return ENOSYS;
-#endif
-}
+/// The signals whose disposition is not the default now (ignored, or with a handler): the ones
+/// `cps_spawn` must reset in the child. Query once, after opsrun set its own.
+void cps_non_default_signals(sigset_t *set);
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

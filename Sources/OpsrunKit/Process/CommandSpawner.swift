@@ -9,7 +9,7 @@ struct SpawnedCommand {
     var standardError: Int32
 }
 
-/// The one place that calls `posix_spawn`: `/bin/sh -c <command>`, or the program itself when the
+/// The one place that starts processes (through `cps_spawn`, vfork and exec): `/bin/sh -c <command>`, or the program itself when the
 /// command has no shell syntax (`DirectCommand`), in a process group of its own.
 final class CommandSpawner {
     /// A command to exec without the shell: the program's path, the words (the first as written,
@@ -27,33 +27,22 @@ final class CommandSpawner {
     }
 
     private static let shell = "/bin/sh"
-    /// The same for every command: each is the leader of a new group (pgroup 0), with an empty
-    /// signal mask and the default disposition of every catchable signal (opsrun blocks SIGINT and
-    /// SIGTERM and ignores SIGPIPE, and an ignored disposition would survive exec).
-    private let attributes: UnsafeMutablePointer<posix_spawnattr_t>
+    /// The dispositions each child resets before exec: those opsrun changed (it ignores SIGPIPE,
+    /// and an ignored disposition would survive exec) or inherited changed (`nohup`), and any
+    /// handler the Swift runtime installed. Every child starts with an empty signal mask.
+    private let resetSignals: UnsafeMutablePointer<sigset_t>
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
     /// Where directly-run programs are, remembered for the whole run.
     let locator = ProgramLocator()
 
     init() {
-        attributes = .allocate(capacity: 1)
-        posix_spawnattr_init(attributes)
-        posix_spawnattr_setflags(attributes, cps_spawn_flags())
-        posix_spawnattr_setpgroup(attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(attributes, &noSignals)
-        var catchable = sigset_t()
-        sigfillset(&catchable)
-        sigdelset(&catchable, SIGKILL)
-        sigdelset(&catchable, SIGSTOP)
-        posix_spawnattr_setsigdefault(attributes, &catchable)
+        resetSignals = .allocate(capacity: 1)
+        cps_non_default_signals(resetSignals)
     }
 
     deinit {
         stopThreads()
-        posix_spawnattr_destroy(attributes)
-        attributes.deallocate()
+        resetSignals.deallocate()
     }
 
     func stopThreads() {
@@ -90,55 +79,42 @@ final class CommandSpawner {
             output = first
             error = second
         }
-        let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
-        posix_spawn_file_actions_init(actions)
-        defer {
-            posix_spawn_file_actions_destroy(actions)
-            actions.deallocate()
-        }
-        var parentHandsOver = false
-        var status = cps_spawn_add_chdir(actions, job.workingDirectory)
-        if status == 0 && !job.interactive {
-            status = posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)
-            if status == 0 { status = posix_spawn_file_actions_adddup2(actions, output.write, 1) }
-            if status == 0 { status = posix_spawn_file_actions_adddup2(actions, error.write, 2) }
-        }
-        // Ours are all O_CLOEXEC; this also keeps out any descriptor other code left inheritable.
-        if status == 0 { status = cps_spawn_add_closefrom(actions, 3) }
-        if status == 0 && handOverTerminal && cps_spawn_add_tcsetpgrp(actions, 0) == ENOSYS {
-            parentHandsOver = true
-        }
+        let takeTerminal = handOverTerminal
         var pid: pid_t = 0
-        if status == 0 {
-            let thread = priorityThread(for: job.qualityOfService)
-            func spawn(
-                _ path: String, _ words: [String],
-                _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
-            ) -> Int32 {
-                let arguments = CStringArray(words)
-                defer { arguments.free() }
-                func spawnFromThisThread() -> Int32 {
-                    posix_spawn(&pid, path, actions, attributes, arguments.pointer, environment)
+        var status: Int32 = 0
+        let thread = priorityThread(for: job.qualityOfService)
+        func spawn(
+            _ path: String, _ words: [String],
+            _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        ) -> Int32 {
+            let arguments = CStringArray(words)
+            defer { arguments.free() }
+            func spawnFromThisThread() -> Int32 {
+                path.withCString { path in
+                    job.workingDirectory.withCString { directory in
+                        var request = cps_spawn_request(
+                            path: path, arguments: arguments.pointer, environment: environment,
+                            directory: directory, standard_output: output.write, standard_error: error.write,
+                            take_terminal: takeTerminal ? 1 : 0, reset_signals: resetSignals)
+                        return cps_spawn(&request, &pid)
+                    }
                 }
-                guard let thread else { return spawnFromThisThread() }
-                var result: Int32 = 0
-                thread.run { result = spawnFromThisThread() }
-                return result
             }
-            if let direct {
-                status = spawn(direct.path, direct.arguments, direct.environment)
-            }
-            if direct == nil || status != 0 {
-                status = spawn(Self.shell, [Self.shell, "-c", command], shellEnvironment())
-            }
+            guard let thread else { return spawnFromThisThread() }
+            var result: Int32 = 0
+            thread.run { result = spawnFromThisThread() }
+            return result
+        }
+        if let direct {
+            status = spawn(direct.path, direct.arguments, direct.environment)
+        }
+        if direct == nil || status != 0 {
+            status = spawn(Self.shell, [Self.shell, "-c", command], shellEnvironment())
         }
         guard status == 0 else {
             if output.read >= 0 { close(output.read) }
             if error.read >= 0 { close(error.read) }
             return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
-        }
-        if parentHandsOver {
-            TerminalControl.giveTerminal(to: pid)
         }
         return .spawned(
             SpawnedCommand(pid: pid, standardOutput: output.read, standardError: error.read))
@@ -164,7 +140,7 @@ final class CommandSpawner {
         return (ends[0], ends[1])
     }
 
-    /// posix_spawn reports a failed chdir and a failed exec alike, by errno; the directory is
+    /// The child reports a failed chdir and a failed exec alike, by errno; the directory is
     /// checked only now, on the failure path, so the common path pays nothing for the message.
     private static func describeFailure(_ code: Int32, workingDirectory: String) -> String {
         var information = stat()

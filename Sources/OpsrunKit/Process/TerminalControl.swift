@@ -8,10 +8,6 @@ enum TerminalControl {
         isatty(STDIN_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp()
     }
 
-    static func giveTerminal(to processGroup: pid_t) {
-        withTerminalStopBlocked { _ = tcsetpgrp(STDIN_FILENO, processGroup) }
-    }
-
     static func takeTerminalBack() {
         withTerminalStopBlocked { _ = tcsetpgrp(STDIN_FILENO, getpgrp()) }
     }
