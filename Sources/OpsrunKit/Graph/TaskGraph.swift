@@ -20,13 +20,35 @@ public struct TaskGraph: Sendable {
     public let index: [String: Int]
 
     public init(manifest: Manifest) {
-        let tasks = manifest.tasks
+        let index = Self.index(of: manifest.tasks)
+        self.init(manifest: manifest, index: index) { _, _, name in index[name] }
+    }
+
+    /// The graph of a manifest whose names are already resolved: `dependencyIDs[t][k]` is the id of
+    /// the task that `deps` entry `k` of task `t` names, or `-1` for an unknown name (as
+    /// `ManifestCodec.decode` returns them). Skips one dictionary lookup per dependency.
+    public init(manifest: Manifest, dependencyIDs: [[Int]]) {
+        precondition(dependencyIDs.count == manifest.tasks.count, "one list of ids per task")
+        self.init(manifest: manifest, index: Self.index(of: manifest.tasks)) { task, entry, _ in
+            let id = dependencyIDs[task][entry]
+            return id >= 0 ? id : nil
+        }
+    }
+
+    /// Task id by name; the first of a repeated name keeps its id.
+    static func index(of tasks: [TaskSpec]) -> [String: Int] {
         var index: [String: Int] = [:]
         index.reserveCapacity(tasks.count)
         for (id, task) in tasks.enumerated() {
-            // One hash per name; the first of a repeated name keeps its id.
+            // One hash per name.
             if let first = index.updateValue(id, forKey: task.name) { index[task.name] = first }
         }
+        return index
+    }
+
+    /// `resolve(t, k, name)`: the id named by `deps` entry `k` of task `t`, `nil` when no task has that name.
+    private init(manifest: Manifest, index: [String: Int], resolve: (Int, Int, String) -> Int?) {
+        let tasks = manifest.tasks
         var prerequisites: [[Int]] = []
         var locations: [[SourceLocation]] = []
         prerequisites.reserveCapacity(tasks.count)
@@ -44,11 +66,11 @@ public struct TaskGraph: Sendable {
                 ids.reserveCapacity(deps.count)
                 places.reserveCapacity(deps.count)
             }
-            for dep in deps {
-                guard let p = index[dep.value], lastListedBy[p] != id else { continue }
+            for entry in deps.indices {
+                guard let p = resolve(id, entry, deps[entry].value), lastListedBy[p] != id else { continue }
                 lastListedBy[p] = id
                 ids.append(p)
-                places.append(dep.location)
+                places.append(deps[entry].location)
                 dependentCount[p] += 1
             }
             prerequisites.append(ids)

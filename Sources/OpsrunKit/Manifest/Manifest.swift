@@ -1,7 +1,7 @@
 /// A validated `Tasksfile.yaml`: plain values with the place each was written.
 ///
 /// Produced by `ManifestLoader`; consumed by `TaskGraph`. Knows nothing of processes.
-public struct Manifest: Sendable {
+public struct Manifest: Equatable, Sendable {
     /// The manifest file as the user should see it in messages.
     public var file: String
     /// The directory holding the manifest: the base of relative paths, the default working directory.
@@ -61,7 +61,7 @@ public struct QueueSpec: Hashable, Sendable {
 }
 
 /// One entry of `tasks:`.
-public struct TaskSpec: Sendable {
+public struct TaskSpec: Equatable, Sendable {
     public var name: String
     /// Where the task's name is written.
     public var location: SourceLocation

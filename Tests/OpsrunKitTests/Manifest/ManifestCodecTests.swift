@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import OpsrunKit
+
+/// `ManifestCodec`: what `.opsrun/manifest.cache` holds must decode to exactly the parsed manifest.
+@Suite struct ManifestCodecTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Examples").standardized
+
+    @Test func everyExampleManifestRoundTrips() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path).sorted()
+        #expect(folders.count >= 5)
+        for folder in folders {
+            let file = Self.examples.appendingPathComponent(folder).appendingPathComponent("Tasksfile.yaml")
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: "/examples/\(folder)")
+            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)), "\(folder)")
+            #expect(decoded.manifest == manifest, "\(folder)")
+        }
+    }
+
+    @Test func everyFieldRoundTrips() throws {
+        let manifest = try #require(ManifestTest.load(Self.everyField))
+        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+        #expect(decoded.manifest == manifest)
+        // Spot checks that the fields were really set, so equality above means something.
+        let build = manifest.tasks[2]
+        #expect(build.description == "Build ünïcode ✓")
+        #expect(build.timeoutMilliseconds == 90_000)
+        #expect(build.retries == 2 && build.allowFailure && build.interactive)
+        #expect(build.qualityOfService == .background && build.priority == .veryLow)
+        #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
+    }
+
+    @Test func generatedManifestsRoundTripWithTheirGraph() throws {
+        for (count, seed) in [(1, 1), (50, 2), (3_000, 3)] {
+            let text = ManifestCacheFixture.yaml(tasks: count, seed: UInt64(seed))
+            let manifest = try ManifestLoader.load(text: text, file: "sub/Tasksfile.yaml", directory: "/p")
+            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+            #expect(decoded.manifest == manifest)
+            let parsed = TaskGraph(manifest: manifest)
+            let cached = TaskGraph(manifest: decoded.manifest, dependencyIDs: decoded.dependencyIDs)
+            #expect(cached.prerequisites == parsed.prerequisites)
+            #expect(cached.prerequisiteLocations == parsed.prerequisiteLocations)
+            #expect(cached.dependents == parsed.dependents)
+            #expect(cached.index == parsed.index)
+            #expect(cached.names == parsed.names)
+        }
+    }
+
+    @Test func unknownAndRepeatedDependenciesKeepTheirMeaning() throws {
+        let at = OpsrunKit.SourceLocation(file: "T.yaml", line: 1, column: 1)
+        let manifest = Manifest(file: "T.yaml", directory: "/", tasks: [
+            TaskSpec(name: "a", location: at, deps: [Located("later", at: at), Located("nope", at: at), Located("later", at: at)]),
+            TaskSpec(name: "later", location: at),
+        ])
+        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+        #expect(decoded.manifest == manifest)
+        #expect(decoded.dependencyIDs == [[1, -1, 1], []])
+        #expect(TaskGraph(manifest: decoded.manifest, dependencyIDs: decoded.dependencyIDs).prerequisites == [[1], []])
+    }
+
+    @Test func damagedEncodingsAreRefusedWithoutCrashing() throws {
+        let manifest = try #require(ManifestTest.load(Self.everyField))
+        let bytes = ManifestCodec.encode(manifest)
+        for length in 0..<bytes.count {
+            #expect(ManifestCodec.decode(Array(bytes[0..<length])) == nil, "cut at \(length)")
+        }
+        #expect(ManifestCodec.decode(bytes + [0]) == nil)
+        // A changed byte may still decode (to another manifest: the cache's checksum catches that),
+        // but must never trap or produce an id out of range.
+        for position in bytes.indices {
+            for value: UInt8 in [0x00, 0x7f, 0xff] {
+                var damaged = bytes
+                damaged[position] = value
+                if let decoded = ManifestCodec.decode(damaged) {
+                    _ = TaskGraph(manifest: decoded.manifest, dependencyIDs: decoded.dependencyIDs)
+                }
+            }
+        }
+    }
+
+    static let everyField = """
+        version: 1
+        default: [build, test]
+        env:
+          PREFIX: /opt/${HOME}
+          EMPTY: ""
+        dotenv: [.env, .env.local]
+        queues:
+          net: { max: 2 }
+        tasks:
+          fetch:
+            run: curl -o x "$URL"
+            queue: net
+          test: { deps: [fetch], run: [true, "false || true"] }
+          build:
+            desc: Build ünïcode ✓
+            deps: [fetch, test]
+            run: |
+              cc -c main.c
+              ld main.o
+            dir: ${PREFIX}/src
+            env: { CC: clang, CFLAGS: -O2 }
+            sources: ["src/**/*.c", include/x.h]
+            outputs: [main.o]
+            priority: very-low
+            qos: background
+            timeout: 90s
+            retries: 2
+            allow_failure: true
+            interactive: true
+        """
+}
