@@ -19,6 +19,13 @@ public struct Project: Sendable {
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }
+        // A large manifest's parsed form may be cached (ManifestCache says when it can be trusted);
+        // only a manifest that loaded without a diagnostic and has no cycle is ever stored.
+        let cache = ManifestCache(source: source, text: text)
+        if let cached = cache?.load() {
+            let graph = TaskGraph(manifest: cached.manifest, dependencyIDs: cached.dependencyIDs)
+            return Project(source: source, text: text, manifest: cached.manifest, graph: graph)
+        }
         let manifest: Manifest
         do {
             manifest = try ManifestLoader.load(text: text, file: source.displayName, directory: source.directory)
@@ -28,6 +35,7 @@ public struct Project: Sendable {
         let graph = TaskGraph(manifest: manifest)
         let cycles = CycleFinder.cycles(in: graph)
         if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
+        cache?.store(manifest, index: graph.index)
         return Project(source: source, text: text, manifest: manifest, graph: graph)
     }
 

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replaces a whole file at once: readers see the old file or the new one, never a part.
+public enum AtomicFile {
+    /// Writes `bytes` to a temporary file beside `path` and renames it over `path`. Returns whether it
+    /// worked; on failure nothing is left behind and `path` is as it was.
+    ///
+    /// The temporary name carries the process id, so two opsrun processes writing the same file at
+    /// once each rename a complete file of their own and the later one wins. No fsync: callers use
+    /// this for files they verify when reading (a torn file after a power loss is then just stale).
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let temporary = "\(path).\(getpid()).tmp"
+        let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard file >= 0 else { return false }
+        let written = writeAll(file, bytes)
+        let closed = close(file) == 0
+        guard written, closed, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    private static func writeAll(_ file: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+}

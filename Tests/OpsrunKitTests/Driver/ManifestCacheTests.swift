@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import OpsrunKit
+
+/// `Project.load` with `.opsrun/manifest.cache`: a hit is exactly the parsed project.
+@Suite struct ManifestCacheTests {
+    let scratch = ScratchDirectory()
+    var cachePath: String { scratch.absolute(".opsrun/manifest.cache") }
+
+    func load(_ file: String? = nil) throws -> Project {
+        try Project.load(explicitFile: file, workingDirectory: scratch.path)
+    }
+
+    @Test func aLargeManifestIsCachedAndAHitEqualsTheParse() throws {
+        scratch.write("Tasksfile.yaml", ManifestCacheFixture.yaml(tasks: 800))
+        let parsed = try load()
+        #expect(scratch.exists(".opsrun/manifest.cache"))
+        #expect(String(decoding: scratch.bytes(".opsrun/.gitignore"), as: UTF8.self) == "*\n")
+        let cached = try load()
+        #expect(cached.manifest == parsed.manifest)
+        #expect(cached.graph.prerequisites == parsed.graph.prerequisites)
+        #expect(cached.graph.prerequisiteLocations == parsed.graph.prerequisiteLocations)
+        #expect(cached.graph.dependents == parsed.graph.dependents)
+        #expect(cached.text == parsed.text)
+    }
+
+    /// Proves the second load is a hit: a cache holding another manifest under the right key wins.
+    @Test func aHitSkipsParsingAndItsLocationsStillRenderWithLineAndCaret() throws {
+        let text = ManifestCacheFixture.yaml(tasks: 800)
+        scratch.write("Tasksfile.yaml", text)
+        let parsed = try load()
+        var planted = parsed.manifest
+        planted.tasks[5].description = "planted"
+        let source = try ManifestLocator.locate(explicitFile: nil, workingDirectory: scratch.path)
+        try #require(ManifestCache(source: source, text: text)).store(planted, index: parsed.graph.index)
+
+        let hit = try load()
+        #expect(hit.manifest.tasks[5].description == "planted")
+        let place = hit.graph.prerequisiteLocations[5][0]
+        let rendered = ProjectError(diagnostics: [.error("example", at: place)], sources: [hit.source.displayName: hit.text]).rendered
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false)[place.line - 1]
+        #expect(rendered == "Tasksfile.yaml:\(place.line):\(place.column): error: example\n\(line)\n"
+            + String(repeating: " ", count: place.column - 1) + "^")
+        #expect(line.hasPrefix("    deps: [") && place.column == 12)
+    }
+
+    @Test func anEditedManifestIsParsedAgainEvenWithTheSameSizeAndTime() throws {
+        let text = ManifestCacheFixture.yaml(tasks: 800)
+        scratch.write("Tasksfile.yaml", text)
+        let path = scratch.absolute("Tasksfile.yaml")
+        let time = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as! Date
+        _ = try load()
+        scratch.write("Tasksfile.yaml", text.replacingOccurrences(of: "Task number 7 of", with: "Task NUMBER 7 of"))
+        try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: path)
+        #expect(try load().manifest.tasks[7].description == "Task NUMBER 7 of the generated manifest")
+    }
+
+    @Test func anotherDisplayNameIsAnotherKey() throws {
+        scratch.write("Tasksfile.yaml", ManifestCacheFixture.yaml(tasks: 800))
+        _ = try load()
+        let other = try load("./Tasksfile.yaml")
+        #expect(other.manifest.file == "./Tasksfile.yaml")
+        #expect(other.graph.prerequisiteLocations[5][0].file == "./Tasksfile.yaml")
+    }
+
+    @Test func aDamagedCacheIsIgnoredAndRewritten() throws {
+        scratch.write("Tasksfile.yaml", ManifestCacheFixture.yaml(tasks: 800))
+        let parsed = try load()
+        let good = scratch.bytes(".opsrun/manifest.cache")
+        var flipped = good
+        flipped[good.count - 100] ^= 0x01
+        for damaged in [Array(good.prefix(good.count / 2)), flipped, [], Array("junk".utf8)] {
+            scratch.writeBytes(".opsrun/manifest.cache", damaged)
+            #expect(try load().manifest == parsed.manifest)
+            #expect(scratch.bytes(".opsrun/manifest.cache") == good)
+        }
+    }
+
+    @Test func smallManifestsAndInvalidOnesAreNotCached() throws {
+        scratch.write("Tasksfile.yaml", ManifestCacheFixture.yaml(tasks: 100))
+        _ = try load()
+        #expect(!scratch.exists(".opsrun"))
+        // Large, but with a cycle: `all` depends on itself.
+        let cyclic = ManifestCacheFixture.yaml(tasks: 800)
+            .replacingOccurrences(of: "  all:\n    deps: [", with: "  all:\n    deps: [all, ")
+        scratch.write("Tasksfile.yaml", cyclic)
+        #expect(throws: ProjectError.self) { try load() }
+        #expect(!scratch.exists(".opsrun/manifest.cache"))
+    }
+}
