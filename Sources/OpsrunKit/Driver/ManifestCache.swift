@@ -61,7 +61,7 @@ struct ManifestCache {
 
     /// The cached manifest and dependency ids, when the file is there and its header matches.
     func load() -> (manifest: Manifest, dependencyIDs: [[Int]])? {
-        guard let bytes = FileText.readBytes(path), bytes.count >= header.count + 40,
+        guard let bytes = WholeFile.read(path), bytes.count >= header.count + 40,
             bytes.starts(with: header)
         else { return nil }
         return bytes.withUnsafeBytes { raw -> (manifest: Manifest, dependencyIDs: [[Int]])? in
