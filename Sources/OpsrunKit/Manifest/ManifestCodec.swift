@@ -105,6 +105,9 @@ private struct ManifestWriter {
     }
 
     mutating func fileNumber(_ file: String) -> Int {
+        // Nearly every location names the manifest itself: a comparison with the previous file
+        // (identical storage compares at once) spares hashing the name once per location.
+        if let last = fileOrder.last, last == file { return fileOrder.count - 1 }
         if let number = files[file] { return number }
         files[file] = fileOrder.count
         fileOrder.append(file)
