@@ -11,6 +11,7 @@ public enum Driver {
             return .usage
         }
 
+        defer { Project.finishBackgroundWork() }
         do {
             let project = try Project.load(explicitFile: invocation.manifestFile, workingDirectory: start)
             defer { KeptUntilExit.keep(project) }

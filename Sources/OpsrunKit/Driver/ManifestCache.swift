@@ -26,6 +26,7 @@ import Musl
 import Darwin
 #endif
 import Crypto
+import Dispatch
 
 /// The cache of one manifest's parsed form, keyed by everything that form depends on.
 struct ManifestCache {
@@ -74,6 +75,19 @@ struct ManifestCache {
             return ManifestCodec.decode(payload)
         }
     }
+
+    /// Cache files being written on another thread; `waitForWrites()` before the process exits.
+    private static let pendingWrites = DispatchGroup()
+
+    /// `store` on another thread, so encoding (about 80 ms for 100,000 tasks) overlaps the run
+    /// instead of delaying it. Call `waitForWrites()` before exiting.
+    func storeInBackground(_ manifest: Manifest, index: [String: Int]) {
+        DispatchQueue.global().async(group: Self.pendingWrites) { store(manifest, index: index) }
+    }
+
+    /// Returns once every `storeInBackground` has finished: an exit in the middle of one would
+    /// leave its temporary file behind.
+    static func waitForWrites() { pendingWrites.wait() }
 
     /// Writes the cache for a manifest that loaded cleanly and is acyclic. A failure is ignored:
     /// the cache only saves time, and a project in a read-only place still runs.

@@ -7,6 +7,9 @@ public struct Project: Sendable {
     public let manifest: Manifest
     public let graph: TaskGraph
 
+    /// Waits for the manifest cache being written, if any: call before the process exits.
+    public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
+
     /// Finds and loads the manifest. Throws every diagnostic found: manifest errors first, then,
     /// only for a manifest that is otherwise valid, every dependency cycle (over the whole
     /// manifest, not only the tasks asked for).
@@ -40,7 +43,7 @@ public struct Project: Sendable {
         let graph = TaskGraph(manifest: manifest)
         let cycles = CycleFinder.cycles(in: graph)
         if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
-        cache?.store(manifest, index: graph.index)
+        cache?.storeInBackground(manifest, index: graph.index)
         return Project(source: source, text: text, manifest: manifest, graph: graph)
     }
 

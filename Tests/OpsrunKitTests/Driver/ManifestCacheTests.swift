@@ -9,7 +9,8 @@ import Testing
     var cachePath: String { scratch.absolute(".opsrun/manifest.cache") }
 
     func load(_ file: String? = nil) throws -> Project {
-        try Project.load(explicitFile: file, workingDirectory: scratch.path)
+        defer { Project.finishBackgroundWork() }
+        return try Project.load(explicitFile: file, workingDirectory: scratch.path)
     }
 
     @Test func aLargeManifestIsCachedAndAHitEqualsTheParse() throws {
