@@ -1,15 +1,15 @@
 // The state snapshot is indexed at open by the raw UTF-8 bytes of its keys (task names, file paths)
 // rather than by `String`s in a `Dictionary`: making 30,000 strings and hashing them with Swift's
 // seeded SipHash costs more than the rest of opening. Here a key is hashed with FNV-1a straight from
-// the file's bytes, and the table holds only that hash and a 64-bit value the caller chose (an
-// offset into the snapshot); the caller confirms a candidate by comparing the bytes at that offset.
+// the file's bytes, and the table holds only that hash and a 64-bit value the caller chose (where
+// the key is in the snapshot); the caller confirms a candidate by comparing the bytes there.
 // Keys may be made of several pieces (a task's directory, "/", a path): the hash is streamed.
 
 /// An open-addressing hash table from byte-string hashes to values; keys live elsewhere.
 struct ByteKeyIndex {
-    /// Slots of `(hash, value)`; a value of `UInt64.max` marks an empty slot.
-    private var hashes: [UInt64]
-    private var values: [UInt64]
+    /// Slots of `(hash, value)` side by side, so a probe touches one cache line; a value of
+    /// `UInt64.max` marks an empty slot.
+    private var slots: [(hash: UInt64, value: UInt64)]
     private let mask: Int
     private(set) var count = 0
 
@@ -19,8 +19,7 @@ struct ByteKeyIndex {
     init(capacity: Int) {
         var size = 8
         while size < 2 * capacity { size <<= 1 }
-        hashes = Array(repeating: 0, count: size)
-        values = Array(repeating: Self.empty, count: size)
+        slots = Array(repeating: (0, Self.empty), count: size)
         mask = size - 1
     }
 
@@ -28,25 +27,22 @@ struct ByteKeyIndex {
     mutating func insert(hash: UInt64, value: UInt64) {
         precondition(count < mask, "ByteKeyIndex is full")
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while values[slot] != Self.empty { slot = (slot + 1) & mask }
-        hashes[slot] = hash
-        values[slot] = value
+        while slots[slot].value != Self.empty { slot = (slot + 1) & mask }
+        slots[slot] = (hash, value)
         count += 1
     }
 
     /// The first value under `hash` that `matches` (which compares the real key).
+    @inline(__always)
     func first(hash: UInt64, where matches: (UInt64) -> Bool) -> UInt64? {
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let value = values[slot]
+            let (slotHash, value) = slots[slot]
             if value == Self.empty { return nil }
-            if hashes[slot] == hash, matches(value) { return value }
+            if slotHash == hash, matches(value) { return value }
             slot = (slot + 1) & mask
         }
     }
-
-    /// Every value, in no particular order (for compaction, which reads everything anyway).
-    var allValues: [UInt64] { values.filter { $0 != Self.empty } }
 }
 
 /// FNV-1a over bytes given in one or more pieces: `"src/" + "a.c"` hashes like `"src/a.c"`.

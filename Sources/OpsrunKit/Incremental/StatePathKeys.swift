@@ -5,6 +5,14 @@
 // path is stored twice. The FileHasher still asks by absolute path; `keyRange` strips the project
 // prefix from its bytes without making a string. A path outside the project keeps its absolute form.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Converts between absolute paths and the state's project-relative keys.
 struct StatePathKeys {
     /// The project directory, absolute; empty when there is none (then keys are absolute paths).
@@ -20,6 +28,7 @@ struct StatePathKeys {
         } else {
             project = ""
         }
+        while project.utf8.last == UInt8(ascii: "/") { project = project.dropLast() }
         self.project = String(project)
         prefix = project.isEmpty ? [] : Array(project.utf8) + [UInt8(ascii: "/")]
     }
@@ -33,9 +42,11 @@ struct StatePathKeys {
         }
     }
 
-    /// The part of an absolute path's bytes that is its key.
+    /// The part of an absolute path's bytes that is its key. Two different paths never share a key:
+    /// a stripped key never starts with "/" (`<project>//x` keeps its whole form), a kept one does.
     func keyRange(of bytes: UnsafeRawBufferPointer) -> Range<Int> {
-        if !prefix.isEmpty, bytes.count > prefix.count, prefix.withUnsafeBytes({ bytes.starts(with: $0) }) {
+        if !prefix.isEmpty, bytes.count > prefix.count, bytes[prefix.count] != UInt8(ascii: "/"),
+           prefix.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0 }) {
             return prefix.count..<bytes.count
         }
         return 0..<bytes.count

@@ -31,13 +31,13 @@ enum StateSnapshotWriter {
                 let embed = { (path: String) -> StatCacheEntry? in
                     keys.embeddedKey(directory: task.directory, path: path).flatMap { remaining.removeValue(forKey: $0) }
                 }
+                files(record.outputs, to: &body, table: &table, stat: embed)
                 files(record.sources, to: &body, table: &table, stat: embed)
                 body.varint(UInt64(record.prerequisiteOutputs.count))
                 for prerequisite in record.prerequisiteOutputs {
                     body.string(prerequisite.task)
                     files(prerequisite.outputs, to: &body, table: &table) { _ in nil }
                 }
-                files(record.outputs, to: &body, table: &table, stat: embed)
             }
             records.string(name)
             records.varint(UInt64(body.bytes.count))
@@ -70,7 +70,6 @@ enum StateSnapshotWriter {
             writer.string(file.path)
             writer.varint(table.index(of: file.digest))
             if let entry = stat(file.path) {
-                writer.byte(1)
                 self.stat(entry, to: &writer, table: &table)
             } else {
                 writer.byte(0)
@@ -78,9 +77,13 @@ enum StateSnapshotWriter {
         }
     }
 
+    /// A stat with its length first (at most 1 + 4 × 10 + 10 bytes, so the length is one byte).
     private static func stat(_ entry: StatCacheEntry, to writer: inout ByteWriter, table: inout DigestTable) {
-        writer.status(entry.status)
-        writer.varint(table.index(of: entry.digest))
+        var stat = ByteWriter()
+        stat.status(entry.status)
+        stat.varint(table.index(of: entry.digest))
+        writer.byte(UInt8(stat.bytes.count))
+        writer.bytes.append(contentsOf: stat.bytes)
     }
 }
 

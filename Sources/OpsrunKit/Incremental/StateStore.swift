@@ -1,5 +1,6 @@
 // `.opsrun/state` beside the manifest: a snapshot followed by an append-only log of events (see
-// StateLog for the layout and for how a torn tail is told from damage). Why it can never make a task look up to date when it is not:
+// StateLog for the layout and for how a torn tail is told from damage). Why it can never make a
+// task look up to date when it is not:
 //   - a task's record is appended only after the task succeeded and its outputs were hashed;
 //   - before a task that has a record runs again, a "started" record is appended and fsync'ed
 //     (`recordStarted`), so a run that then fails, is interrupted or dies — even by power loss —
@@ -8,7 +9,10 @@
 //   - a lost or torn record is always the newest event of its task: losing a success record leaves
 //     "unfinished"; losing a "started" record (cut while writing it) means the task had not started;
 //   - a record also lists its outputs' digests, so even an older record only holds while the
-//     outputs are exactly the bytes it describes (UpToDateCheck).
+//     outputs are exactly the bytes it describes (UpToDateCheck);
+//   - a stat entry is only ever found under the exact path it was recorded for: keys are
+//     project-relative but one-to-one with absolute paths (StatePathKeys), and the snapshot
+//     compares a key's bytes, never just its hash.
 // Compaction writes every live record as a new snapshot to a temporary file, fsyncs it, renames it
 // over the log and fsyncs the directory, so the log is always either the old or the new file, both
 // complete. It runs when the events appended after the snapshot exceed 64 KiB and an eighth of the
@@ -105,11 +109,11 @@ public final class StateStore {
     /// The trusted stat cache entry of the file at `path` (absolute), if the state has one.
     public func statEntry(at path: String) -> StatCacheEntry? {
         if !stats.isEmpty, let entry = stats[path] { return entry }
-        guard let snapshot else { return nil }
+        guard snapshot != nil else { return nil }
         var path = path
         return path.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
-            return snapshot.statEntry(key: UnsafeRawBufferPointer(rebasing: raw[keys.keyRange(of: raw)]))
+            return snapshot?.statEntry(key: UnsafeRawBufferPointer(rebasing: raw[keys.keyRange(of: raw)]))
         }
     }
 

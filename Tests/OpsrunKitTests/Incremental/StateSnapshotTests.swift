@@ -211,6 +211,26 @@ import Testing
         #expect(hasher.contentReads == 1)
     }
 
+    @Test func keysAreOneToOneWithAbsolutePaths() {
+        let keys = StatePathKeys(stateDirectory: "/home/me/project/.opsrun")
+        #expect(keys.project == "/home/me/project")
+        let cases = [
+            ("/home/me/project/src/a.c", "src/a.c"),
+            ("/home/me/project//x", "/home/me/project//x"),
+            ("/x", "/x"),
+            ("/home/me/projectile/a", "/home/me/projectile/a"),
+        ]
+        for (path, key) in cases {
+            #expect(keys.key(of: path) == key)
+            #expect(keys.absolute(of: key) == path)
+        }
+        #expect(keys.directoryKey(of: "/home/me/project") == "")
+        #expect(keys.directoryKey(of: "/home/me/project/sub") == "sub")
+        #expect(keys.embeddedKey(directory: "sub", path: "b.c") == keys.key(of: "/home/me/project/sub/b.c"))
+        #expect(keys.embeddedKey(directory: "", path: "/x") == nil)
+        #expect(StatePathKeys(stateDirectory: ".opsrun").project == "")
+    }
+
     @Test func byteKeyIndexFindsEveryKeyAndNothingElse() {
         let keys = (0..<5_000).map { "task-\($0)" }
         var index = ByteKeyIndex(capacity: keys.count)
