@@ -87,9 +87,8 @@ struct StateSnapshot {
                 if statLength == 0 { continue }
                 guard stats.count < statCount else { return false }
                 let hash = Self.hash(directory: bytes[directory.bytes], path: bytes[path])
-                // `+ 1` keeps 0 for "loose".
                 stats.insert(hash: hash, value: UInt64(statLocations.count))
-                statLocations.append(UInt64(directory.offset + 1) << 32 | UInt64(offset))
+                statLocations.append(UInt64(directory.offset + 1) << 32 | UInt64(offset))  // `+ 1`: 0 is "loose"
             }
             return true
         }
