@@ -137,6 +137,43 @@ import Testing
         #expect(store.allEntries().isEmpty)
     }
 
+    /// The checksum stands between damage and the decoder, but a snapshot that verifies and is
+    /// still wrong (a bug, a collision) must only ever be rejected or misread, never crash opsrun.
+    @Test func everyDamagedSnapshotIsRejectedOrReadWithoutCrashing() {
+        let keys = StatePathKeys(stateDirectory: "/p/.opsrun")
+        let payload = StateSnapshotWriter.payload(
+            tasks: ["a": StoredTask(entry: .succeeded(Self.record("1")), directory: ""),
+                    "b": StoredTask(entry: .succeeded(Self.record("2", sources: ["b.c"])), directory: "sub"),
+                    "c": StoredTask(entry: .unfinished, directory: "")],
+            stats: ["a.c": Self.stat(inode: 1), "sub/b.c": Self.stat(inode: 2), "/x": Self.stat(inode: 3)], keys: keys)
+        var accepted = 0
+        for offset in payload.indices {
+            for mask: UInt8 in [0x01, 0x80, 0xff] {
+                var damaged = payload
+                damaged[offset] ^= mask
+                damaged.withUnsafeBytes { raw in
+                    guard var snapshot = StateSnapshot(raw) else { return }
+                    accepted += 1
+                    _ = snapshot.allTasks()
+                    _ = snapshot.allStats()
+                    for name in ["a", "b", "c", "d"] { _ = snapshot.task(named: name) }
+                    for key in ["a.c", "sub/b.c", "/x", "b.c"] {
+                        var key = key
+                        _ = key.withUTF8 { snapshot.statEntry(key: UnsafeRawBufferPointer($0)) }
+                    }
+                }
+            }
+        }
+        // Most single-byte damage inside digests or paths still parses; the point is it never crashes.
+        #expect(accepted > 0)
+        payload.withUnsafeBytes { raw in
+            var snapshot = StateSnapshot(raw)
+            #expect(snapshot?.task(named: "b") == StoredTask(entry: .succeeded(Self.record("2", sources: ["b.c"])), directory: "sub"))
+            var key = "sub/b.c"
+            #expect(key.withUTF8 { snapshot?.statEntry(key: UnsafeRawBufferPointer($0)) } == Self.stat(inode: 2))
+        }
+    }
+
     @Test func aVersionOneFileIsTreatedAsEmptyAndRewritten() throws {
         let scratch = ScratchDirectory()
         scratch.makeDirectory(".opsrun")
