@@ -38,8 +38,10 @@ public struct StatCacheEntry: Hashable, Sendable {
 public final class FileHasher {
     public static let defaultRacyWindowNanoseconds: Int64 = 2_000_000_000
 
-    /// The cache, by absolute path; seed it from `StateStore.statCache`.
+    /// Entries learned or given in this run, by absolute path; they take precedence over `persisted`.
     public private(set) var entries: [String: StatCacheEntry]
+    /// The state's stat cache, asked file by file (it decodes an entry only when asked).
+    private let persisted: StateStore?
     /// Trusted entries added or replaced since the last `takeNewEntries()`.
     private var newEntries: [String: StatCacheEntry] = [:]
     private let racyWindow: Int64
@@ -50,14 +52,18 @@ public final class FileHasher {
     /// How many times file content was read: tests prove the cache spares reads with it.
     var contentReads = 0
 
-    /// - Parameter now: wall-clock nanoseconds since 1970 (the clock file timestamps come from);
-    ///   replaceable so tests can place a file's mtime inside or outside the racy window.
+    /// - Parameters:
+    ///   - persisted: the state whose stat cache entries are trusted as a starting point.
+    ///   - now: wall-clock nanoseconds since 1970 (the clock file timestamps come from);
+    ///     replaceable so tests can place a file's mtime inside or outside the racy window.
     public init(
         entries: [String: StatCacheEntry] = [:],
+        persisted: StateStore? = nil,
         racyWindowNanoseconds: Int64 = FileHasher.defaultRacyWindowNanoseconds,
         now: (() -> Int64)? = nil
     ) {
         self.entries = entries
+        self.persisted = persisted
         self.racyWindow = racyWindowNanoseconds
         self.now = now ?? FileSystem.realtimeNanoseconds
     }
@@ -86,7 +92,9 @@ public final class FileHasher {
             return nil
         }
         if status.kind == .directory { return .directory }
-        if let cached = entries[path], cached.isTrusted, cached.status == status { return cached.digest }
+        if let cached = entries[path] ?? persisted?.statEntry(at: path), cached.isTrusted, cached.status == status {
+            return cached.digest
+        }
 
         // Taken before the file is opened, so before any byte of it is read.
         let readStart = now()

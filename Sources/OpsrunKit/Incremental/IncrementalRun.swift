@@ -124,7 +124,7 @@ public final class IncrementalRun {
         specs.reserveCapacity(tasks.count)
         exports.reserveCapacity(tasks.count)
         store = StateStore(directory: stateDirectory)
-        hasher = FileHasher(entries: store.statCache)
+        hasher = FileHasher(persisted: store)
         group.wait()
         prefetch = prefetching.value
     }
@@ -157,7 +157,7 @@ public final class IncrementalRun {
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entries[task.name], force: force, parts: fingerprintParts)
+            entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
         if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
         if verdict.isUpToDate {
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
@@ -187,7 +187,9 @@ public final class IncrementalRun {
         exports[name] = outputs
         guard !check.task.sources.isEmpty else { return nil }
         do {
-            try store.recordSucceeded(name, TaskRecord(input: check.input, outputs: outputs), statEntries: hasher.takeNewEntries())
+            try store.recordSucceeded(
+                name, TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
+                statEntries: hasher.takeNewEntries())
         } catch { return error }
         return nil
     }
@@ -199,11 +201,14 @@ public final class IncrementalRun {
         exports[check.task.name] = nil
     }
 
-    /// Persists what the stat cache learned and closes the state. Call once, at the end of the run.
+    /// Persists what the stat cache learned and closes the state (compacting it if it grew). Call
+    /// once, at the end of the run.
     public func finish() -> Diagnostic? {
-        defer { store.close() }
-        do { try store.recordStatEntries(hasher.takeNewEntries()) } catch { return error }
-        return nil
+        do { try store.recordStatEntries(hasher.takeNewEntries()) } catch {
+            store.close()
+            return error
+        }
+        return store.close()
     }
 
     // MARK: - Gathering

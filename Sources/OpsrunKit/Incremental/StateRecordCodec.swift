@@ -1,16 +1,17 @@
-// The state log's records are a small binary encoding (varint lengths, raw 32-byte digests) rather
-// than JSON: a no-op run over 10,000 tasks reads every record before it can skip anything, and
-// decoding JSON of that size costs more than the whole run may. Decoding checks every bound and
-// fails with `nil` — a record that passed its checksum but cannot be decoded is treated like damage.
+// The events appended to the state after its snapshot are a small binary encoding (varint lengths,
+// raw 32-byte digests) rather than JSON, like the snapshot itself (StateSnapshot). Each event is
+// self-contained — no shared digest table — since it is written alone, the moment it happens.
+// Decoding checks every bound and fails with `nil` — a record that passed its checksum but cannot be
+// decoded is treated like damage.
 
-/// One record of the state log.
+/// One event appended to the state.
 enum StateRecord: Hashable, Sendable {
-    /// The task succeeded and left this record.
-    case succeeded(task: String, record: TaskRecord)
+    /// The task, run in the directory with key `directory` (`StatePathKeys`), succeeded and left this record.
+    case succeeded(task: String, directory: String, record: TaskRecord)
     /// The task is about to run; its earlier record no longer holds.
     case started(task: String)
-    /// A trusted stat cache entry for an absolute path.
-    case stat(path: String, entry: StatCacheEntry)
+    /// A trusted stat cache entry for the file with this key (`StatePathKeys`).
+    case stat(key: String, entry: StatCacheEntry)
 
     private enum Kind: UInt8 {
         case succeeded = 1, started = 2, stat = 3
@@ -19,9 +20,10 @@ enum StateRecord: Hashable, Sendable {
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
         switch self {
-        case .succeeded(let task, let record):
+        case .succeeded(let task, let directory, let record):
             writer.byte(Kind.succeeded.rawValue)
             writer.string(task)
+            writer.string(directory)
             for digest in [record.fingerprint.whole, record.fingerprint.commands,
                            record.fingerprint.environment, record.fingerprint.directory] {
                 writer.digest(digest)
@@ -36,14 +38,10 @@ enum StateRecord: Hashable, Sendable {
         case .started(let task):
             writer.byte(Kind.started.rawValue)
             writer.string(task)
-        case .stat(let path, let entry):
+        case .stat(let key, let entry):
             writer.byte(Kind.stat.rawValue)
-            writer.string(path)
-            writer.byte(entry.status.kind.rawValue)
-            writer.varint(UInt64(bitPattern: entry.status.size))
-            writer.varint(UInt64(bitPattern: entry.status.modificationNanoseconds))
-            writer.varint(UInt64(bitPattern: entry.status.changeNanoseconds))
-            writer.varint(entry.status.inode)
+            writer.string(key)
+            writer.status(entry.status)
             writer.digest(entry.digest)
             writer.byte(entry.isTrusted ? 1 : 0)
         }
@@ -55,8 +53,8 @@ enum StateRecord: Hashable, Sendable {
         guard let kind = reader.byte().flatMap(Kind.init(rawValue:)) else { return nil }
         switch kind {
         case .succeeded:
-            guard let task = reader.string(), let whole = reader.digest(), let commands = reader.digest(),
-                  let environment = reader.digest(), let directory = reader.digest(),
+            guard let task = reader.string(), let directory = reader.string(), let whole = reader.digest(),
+                  let commands = reader.digest(), let environment = reader.digest(), let directoryDigest = reader.digest(),
                   let sources = reader.files(), let count = reader.count() else { return nil }
             var prerequisites: [PrerequisiteOutputs] = []
             for _ in 0..<count {
@@ -64,21 +62,17 @@ enum StateRecord: Hashable, Sendable {
                 prerequisites.append(PrerequisiteOutputs(task: name, outputs: outputs))
             }
             guard let outputs = reader.files() else { return nil }
-            let fingerprint = Fingerprint(whole: whole, commands: commands, environment: environment, directory: directory)
-            self = .succeeded(task: task, record: TaskRecord(
+            let fingerprint = Fingerprint(whole: whole, commands: commands, environment: environment, directory: directoryDigest)
+            self = .succeeded(task: task, directory: directory, record: TaskRecord(
                 fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs))
         case .started:
             guard let task = reader.string() else { return nil }
             self = .started(task: task)
         case .stat:
-            guard let path = reader.string(), let kind = reader.byte().flatMap(FileStatus.Kind.init(rawValue:)),
-                  let size = reader.varint(), let modified = reader.varint(), let changed = reader.varint(),
-                  let inode = reader.varint(), let digest = reader.digest(), let trusted = reader.byte()
+            guard let key = reader.string(), let status = reader.status(), let digest = reader.digest(),
+                  let trusted = reader.byte()
             else { return nil }
-            let status = FileStatus(
-                kind: kind, size: Int64(bitPattern: size), modificationNanoseconds: Int64(bitPattern: modified),
-                changeNanoseconds: Int64(bitPattern: changed), inode: inode)
-            self = .stat(path: path, entry: StatCacheEntry(status: status, digest: digest, isTrusted: trusted == 1))
+            self = .stat(key: key, entry: StatCacheEntry(status: status, digest: digest, isTrusted: trusted == 1))
         }
         guard reader.isAtEnd else { return nil }
     }
@@ -119,6 +113,17 @@ struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// A file's stat: kind, then size, mtime, ctime and inode as varints. The ctime is written as
+    /// its (zigzag) difference from the mtime, usually zero or small: 1 to 5 bytes instead of 9.
+    mutating func status(_ status: FileStatus) {
+        byte(status.kind.rawValue)
+        varint(UInt64(bitPattern: status.size))
+        varint(UInt64(bitPattern: status.modificationNanoseconds))
+        let delta = status.changeNanoseconds &- status.modificationNanoseconds
+        varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+        varint(status.inode)
+    }
+
     mutating func files(_ files: [FileDigest]) {
         varint(UInt64(files.count))
         for file in files {
@@ -131,11 +136,13 @@ struct ByteWriter {
 /// Reads what `ByteWriter` wrote; every read returns `nil` rather than run past the end.
 struct ByteReader {
     private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    /// Where the next read starts.
+    private(set) var index = 0
 
-    /// Valid only while `bytes` is.
-    init(_ bytes: UnsafeRawBufferPointer) {
+    /// Valid only while `bytes` is; reading starts at `index`.
+    init(_ bytes: UnsafeRawBufferPointer, at index: Int = 0) {
         self.bytes = bytes
+        self.index = index
     }
 
     var isAtEnd: Bool { index == bytes.count }
@@ -165,9 +172,31 @@ struct ByteReader {
     }
 
     mutating func string() -> String? {
+        guard let range = stringRange() else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Where a length-prefixed string's bytes are, without making the string.
+    mutating func stringRange() -> Range<Int>? {
         guard let length = count() else { return nil }
         defer { index += length }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+        return index..<index + length
+    }
+
+    /// Skips `count` bytes, if there are that many.
+    mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, count <= bytes.count - index else { return false }
+        index += count
+        return true
+    }
+
+    mutating func status() -> FileStatus? {
+        guard let kind = byte().flatMap(FileStatus.Kind.init(rawValue:)), let size = varint(),
+              let modified = varint(), let zigzag = varint(), let inode = varint() else { return nil }
+        let delta = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        return FileStatus(
+            kind: kind, size: Int64(bitPattern: size), modificationNanoseconds: Int64(bitPattern: modified),
+            changeNanoseconds: Int64(bitPattern: modified) &+ delta, inode: inode)
     }
 
     mutating func digest() -> ContentDigest? {

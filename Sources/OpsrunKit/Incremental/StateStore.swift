@@ -1,5 +1,6 @@
-// `.opsrun/state` beside the manifest, an append-only log (see StateLog for the layout and for how a
-// torn tail is told from damage). Why it can never make a task look up to date when it is not:
+// `.opsrun/state` beside the manifest: a snapshot followed by an append-only log of events (see
+// StateLog for the layout and for how a torn tail is told from damage). Why it can never make a
+// task look up to date when it is not:
 //   - a task's record is appended only after the task succeeded and its outputs were hashed;
 //   - before a task that has a record runs again, a "started" record is appended and fsync'ed
 //     (`recordStarted`), so a run that then fails, is interrupted or dies — even by power loss —
@@ -8,10 +9,17 @@
 //   - a lost or torn record is always the newest event of its task: losing a success record leaves
 //     "unfinished"; losing a "started" record (cut while writing it) means the task had not started;
 //   - a record also lists its outputs' digests, so even an older record only holds while the
-//     outputs are exactly the bytes it describes (UpToDateCheck).
-// Compaction rewrites the live records to a temporary file, fsyncs it, renames it over the log and
-// fsyncs the directory, so the log is always either the old or the new file, both complete. It runs
-// before the first write of a session once the log is more than twice its live size.
+//     outputs are exactly the bytes it describes (UpToDateCheck);
+//   - a stat entry is only ever found under the exact path it was recorded for: keys are
+//     project-relative but one-to-one with absolute paths (StatePathKeys), and the snapshot
+//     compares a key's bytes, never just its hash.
+// Compaction writes every live record as a new snapshot to a temporary file, fsyncs it, renames it
+// over the log and fsyncs the directory, so the log is always either the old or the new file, both
+// complete. It runs when the events appended after the snapshot exceed 64 KiB and an eighth of the
+// snapshot: at the end of a session (`close`), and before the first write of one.
+// Opening reads the file, verifies it and indexes the snapshot; a task's record or a file's stat
+// entry is decoded only when asked for (`entry(for:)`, `statEntry(at:)`), so a run pays for what it
+// looks at, not for the whole history of the project.
 // A lock file keeps two opsrun processes from interleaving writes; the second one neither trusts nor
 // records state (everything it is asked about runs), with a warning.
 #if canImport(Glibc)
@@ -31,18 +39,23 @@ public final class StateStore {
     public let directory: String
     /// The log file, as diagnostics name it.
     public var path: String { FileSystem.join(directory, Self.fileName) }
-    /// The latest entry of every task.
-    public private(set) var entries: [String: TaskEntry] = [:]
-    /// Trusted stat cache entries by absolute path; seed `FileHasher` with them.
-    public private(set) var statCache: [String: StatCacheEntry] = [:]
     /// Warnings met while opening; each problem is reported once.
     public private(set) var diagnostics: [Diagnostic] = []
 
+    private let keys: StatePathKeys
+    /// The file as read, owned here: the snapshot is decoded from it on demand.
+    private var contents: UnsafeMutableRawBufferPointer?
+    private var snapshot: StateSnapshot?
+    /// The header and snapshot frame's size: events start there.
+    private var snapshotEnd = 0
+    /// Tasks and stat entries (by absolute path) of the events after the snapshot; they override it.
+    private var tasks: [String: StoredTask] = [:]
+    private var stats: [String: StatCacheEntry] = [:]
+
     private let compactionMinimumBytes: Int
-    private var liveBytes = 0
     /// Bytes of the file that hold verified data; what lies beyond is a torn tail to cut off.
     private var validLength = 0
-    /// The file is missing, foreign or damaged: the first write creates it afresh.
+    /// The file is missing, foreign, damaged or older: the first write creates it afresh.
     private var mustRecreate = true
     private var descriptor: Int32 = -1
     private var lockDescriptor: Int32 = -1
@@ -52,47 +65,74 @@ public final class StateStore {
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
     /// Nothing is created until the first record is written.
+    /// - Parameter compactionMinimumBytes: events after the snapshot below this size are never compacted.
     public init(directory: String, compactionMinimumBytes: Int = 1 << 16) {
         self.directory = directory
+        self.keys = StatePathKeys(stateDirectory: directory)
         self.compactionMinimumBytes = compactionMinimumBytes
         if FileSystem.status(directory)?.kind == .directory, !lock() { return }
         load()
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        contents?.deallocate()
+    }
 
-    /// Closes the log and releases the lock; later writes are ignored.
-    public func close() {
+    /// Compacts if the events after the snapshot have grown large, then closes the log and releases
+    /// the lock; later writes are ignored. A returned warning means compacting failed and the state
+    /// was removed (which is safe: tasks only run again).
+    @discardableResult
+    public func close() -> Diagnostic? {
+        var problem: Diagnostic?
+        // Only with the lock held (so also in a session that wrote nothing: a long tail left by
+        // killed runs is then folded in), and never to create a file that is not there.
+        if !isDisabled, !mustRecreate, descriptor >= 0 || lockDescriptor >= 0, shouldCompact {
+            do { try compact() } catch { problem = error }
+        }
         if descriptor >= 0 { closeDescriptor(descriptor) }
         if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
         descriptor = -1
         lockDescriptor = -1
         isDisabled = true
-    }
-
-    /// Marks a task as running, durably, before its commands start, if it has a recorded success
-    /// (otherwise there is nothing to invalidate and nothing is written).
-    public func recordStarted(_ task: String) throws(Diagnostic) {
-        guard case .succeeded = entries[task] else { return }
-        try append([.started(task: task)], durable: true)
-    }
-
-    /// Records a successful run, after its outputs were hashed, with new stat cache entries.
-    /// Not synced: losing it only makes the task run again.
-    public func recordSucceeded(
-        _ task: String, _ record: TaskRecord, statEntries: [(path: String, entry: StatCacheEntry)] = []
-    ) throws(Diagnostic) {
-        try append(statEntries.map { .stat(path: $0.path, entry: $0.entry) } + [.succeeded(task: task, record: record)], durable: false)
-    }
-
-    /// Persists stat cache entries (only trusted ones are kept).
-    public func recordStatEntries(_ statEntries: [(path: String, entry: StatCacheEntry)]) throws(Diagnostic) {
-        let trusted = statEntries.filter { $0.entry.isTrusted && statCache[$0.path] != $0.entry }
-        if trusted.isEmpty { return }
-        try append(trusted.map { .stat(path: $0.path, entry: $0.entry) }, durable: false)
+        return problem
     }
 
     // MARK: - Reading
+
+    /// What the state knows of `task`: the newest event about it, else the snapshot's record.
+    public func entry(for task: String) -> TaskEntry? {
+        if !tasks.isEmpty, let stored = tasks[task] { return stored.entry }
+        return snapshot?.task(named: task)?.entry
+    }
+
+    /// The trusted stat cache entry of the file at `path` (absolute), if the state has one.
+    public func statEntry(at path: String) -> StatCacheEntry? {
+        if !stats.isEmpty, let entry = stats[path] { return entry }
+        guard snapshot != nil else { return nil }
+        var path = path
+        return path.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            return snapshot?.statEntry(key: UnsafeRawBufferPointer(rebasing: raw[keys.keyRange(of: raw)]))
+        }
+    }
+
+    /// Every task's entry, decoded: for tests and tools, not for a run (which asks task by task).
+    func allEntries() -> [String: TaskEntry] { allTasks().mapValues(\.entry) }
+
+    /// Every stat cache entry by absolute path, decoded: for tests and tools.
+    func allStatEntries() -> [String: StatCacheEntry] {
+        var result: [String: StatCacheEntry] = [:]
+        for (key, entry) in snapshot?.allStats() ?? [:] { result[keys.absolute(of: key)] = entry }
+        result.merge(stats) { _, newer in newer }
+        return result
+    }
+
+    private func allTasks() -> [String: StoredTask] {
+        var result = snapshot?.allTasks() ?? [:]
+        result.merge(tasks) { _, newer in newer }
+        return result
+    }
 
     private func load() {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -101,10 +141,9 @@ public final class StateStore {
             return
         }
         defer { closeDescriptor(descriptor) }
-        // One buffer of the file's size, read in place: the log of a large project is megabytes.
+        // One buffer of the file's size, read in place and kept: the snapshot is decoded from it.
         var capacity = Int(FileSystem.status(descriptor: descriptor)?.size ?? 0) + 1
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        defer { buffer.deallocate() }
         var length = 0
         while true {
             if length == capacity {
@@ -118,30 +157,40 @@ public final class StateStore {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                warn("cannot be read (\(FileSystem.lastErrorText()))")
-                return
+                buffer.deallocate()
+                return warn("cannot be read (\(FileSystem.lastErrorText()))")
             }
             length += count
         }
-        // A rough guess of how many tasks and files the log holds, to spare rehashing as it is read.
-        entries.reserveCapacity(length / 256)
-        statCache.reserveCapacity(length / 256)
-        liveBytes = StateLog.header.count
-        let contents = StateLog.parse(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { record, frameSize in
-            apply(record, frameSize: frameSize)
+        contents = buffer
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+        let parsed = StateLog.parse(bytes) { record, _ in apply(record) }
+        if let problem = parsed.problem {
+            return discard(problem)
         }
-        if let problem = contents.problem {
-            entries = [:]
-            statCache = [:]
-            liveBytes = 0
-            switch problem {
-            case .foreign: return warn("not an opsrun state file")
-            case .newerVersion(let version): return warn("written by a newer opsrun (state format \(version))")
-            case .damaged(let offset): return warn("damaged at byte \(offset)")
+        if parsed.isOlderFormat { return discard(nil) }
+        if let range = parsed.snapshot {
+            guard let snapshot = StateSnapshot(UnsafeRawBufferPointer(rebasing: bytes[range])) else {
+                return discard(.damaged(offset: StateLog.header.count))
             }
+            self.snapshot = snapshot
+            snapshotEnd = range.upperBound + StateLog.checksumLength
         }
-        validLength = contents.validLength
+        validLength = parsed.validLength
         mustRecreate = false
+    }
+
+    /// Forgets what was read; with a problem, says so once.
+    private func discard(_ problem: StateLog.Problem?) {
+        tasks = [:]
+        stats = [:]
+        snapshot = nil
+        switch problem {
+        case nil: return
+        case .foreign?: warn("not an opsrun state file")
+        case .newerVersion(let version)?: warn("written by a newer opsrun (state format \(version))")
+        case .damaged(let offset)?: warn("damaged at byte \(offset)")
+        }
     }
 
     private func warn(_ problem: String) {
@@ -149,54 +198,64 @@ public final class StateStore {
             .warning, at: nil, file: path, "\(problem); starting with no record of previous runs"))
     }
 
-    /// Makes `record` the live one for its key, keeping `liveBytes` (the size a compacted log would
-    /// have) exact: the record it replaces is re-encoded to know its size, which only happens for
-    /// keys written more than once since the last compaction.
-    private func apply(_ record: StateRecord, frameSize: Int) {
-        let replaced: StateRecord?
+    /// Makes an event the newest word on its task or file.
+    private func apply(_ record: StateRecord) {
         switch record {
-        case .succeeded(let task, let taskRecord):
-            replaced = entries.updateValue(.succeeded(taskRecord), forKey: task).map { Self.record(of: task, $0) }
+        case .succeeded(let task, let directory, let record):
+            tasks[task] = StoredTask(entry: .succeeded(record), directory: directory)
         case .started(let task):
-            replaced = entries.updateValue(.unfinished, forKey: task).map { Self.record(of: task, $0) }
-        case .stat(let path, let entry):
-            replaced = statCache.updateValue(entry, forKey: path).map { .stat(path: path, entry: $0) }
-        }
-        liveBytes += frameSize - (replaced.map { StateLog.frame($0).count } ?? 0)
-    }
-
-    /// The record that states `entry` of `task`.
-    private static func record(of task: String, _ entry: TaskEntry) -> StateRecord {
-        switch entry {
-        case .succeeded(let record): .succeeded(task: task, record: record)
-        case .unfinished: .started(task: task)
+            tasks[task] = StoredTask(entry: .unfinished, directory: "")
+        case .stat(let key, let entry):
+            stats[keys.absolute(of: key)] = entry
         }
     }
 
     // MARK: - Writing
 
+    /// Marks a task as running, durably, before its commands start, if it has a recorded success
+    /// (otherwise there is nothing to invalidate and nothing is written).
+    public func recordStarted(_ task: String) throws(Diagnostic) {
+        guard case .succeeded = entry(for: task) else { return }
+        try append([.started(task: task)], durable: true)
+    }
+
+    /// Records a successful run, after its outputs were hashed, with new stat cache entries.
+    /// Not synced: losing it only makes the task run again.
+    /// - Parameter directory: the task's absolute working directory (its record's paths are
+    ///   relative to it); the project's directory when `nil`.
+    public func recordSucceeded(
+        _ task: String, _ record: TaskRecord, directory: String? = nil,
+        statEntries: [(path: String, entry: StatCacheEntry)] = []
+    ) throws(Diagnostic) {
+        let directoryKey = directory.map(keys.directoryKey(of:)) ?? ""
+        try append(
+            statEntries.filter(\.entry.isTrusted).map { .stat(key: keys.key(of: $0.path), entry: $0.entry) }
+                + [.succeeded(task: task, directory: directoryKey, record: record)],
+            durable: false)
+    }
+
+    /// Persists stat cache entries (only trusted ones are kept).
+    public func recordStatEntries(_ statEntries: [(path: String, entry: StatCacheEntry)]) throws(Diagnostic) {
+        let trusted = statEntries.filter { $0.entry.isTrusted && statEntry(at: $0.path) != $0.entry }
+        if trusted.isEmpty { return }
+        try append(trusted.map { .stat(key: keys.key(of: $0.path), entry: $0.entry) }, durable: false)
+    }
+
     private func append(_ records: [StateRecord], durable: Bool) throws(Diagnostic) {
         guard !isDisabled else { return }
         try openForAppending()
         var buffer: [UInt8] = []
-        var frameSizes: [Int] = []
-        for record in records {
-            let frame = StateLog.frame(record)
-            frameSizes.append(frame.count)
-            buffer.append(contentsOf: frame)
-        }
+        for record in records { buffer.append(contentsOf: StateLog.frame(record)) }
         guard writeAll(descriptor, buffer), !durable || fdatasync(descriptor) == 0 else {
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
         validLength += buffer.count
-        for (record, size) in zip(records, frameSizes) { apply(record, frameSize: size) }
+        for record in records { apply(record) }
     }
 
     private func openForAppending() throws(Diagnostic) {
         guard descriptor < 0 else { return }
-        if mustRecreate || (validLength > compactionMinimumBytes && validLength > 2 * liveBytes) {
-            try compact()
-        }
+        if mustRecreate || shouldCompact { try compact() }
         descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         // Cut a torn tail off, or new frames would follow bytes that do not verify.
         guard descriptor >= 0, ftruncate(descriptor, off_t(validLength)) == 0 else {
@@ -204,7 +263,15 @@ public final class StateStore {
         }
     }
 
-    /// Rewrites the log with only its live records: temporary file, fsync, rename, fsync directory.
+    /// The events after the snapshot are over the minimum and an eighth of the snapshot: reading
+    /// them (eagerly) starts to cost more than a rewrite saves.
+    private var shouldCompact: Bool {
+        let events = validLength - snapshotEnd
+        return events > compactionMinimumBytes && events > (snapshotEnd - StateLog.header.count) / 8
+    }
+
+    /// Rewrites the state as one snapshot of its live records: temporary file, fsync, rename, fsync
+    /// directory. The new snapshot is then the one read from.
     func compact() throws(Diagnostic) {
         if mkdir(directory, 0o755) == 0 {
             // Keep opsrun's state out of version control without touching the project's .gitignore.
@@ -221,24 +288,32 @@ public final class StateStore {
             closeDescriptor(descriptor)
             descriptor = -1
         }
-        var records: [StateRecord] = []
-        for path in statCache.keys.sorted(by: TaskDefinitionInput.bytewise) {
-            records.append(.stat(path: path, entry: statCache[path]!))
-        }
-        for task in entries.keys.sorted(by: TaskDefinitionInput.bytewise) {
-            records.append(Self.record(of: task, entries[task]!))
-        }
-        var bytes = StateLog.header
-        for record in records { bytes.append(contentsOf: StateLog.frame(record)) }
-        liveBytes = bytes.count
+        var stats: [String: StatCacheEntry] = snapshot?.allStats() ?? [:]
+        for (path, entry) in self.stats { stats[keys.key(of: path)] = entry }
+        let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
+        let bytes = StateLog.file(snapshot: payload)
         let temporary = path + ".tmp"
         guard writeFile(temporary, bytes, durable: true), rename(temporary, path) == 0 else {
             unlink(temporary)
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
         syncDirectory()
-        validLength = bytes.count
+        adopt(bytes, snapshotLength: payload.count)
         mustRecreate = false
+    }
+
+    /// Reads from `bytes`, a whole state file just written with no events after its snapshot.
+    private func adopt(_ bytes: [UInt8], snapshotLength: Int) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        let start = StateLog.header.count + 4
+        snapshot = StateSnapshot(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + snapshotLength)]))
+        contents?.deallocate()
+        contents = buffer
+        tasks = [:]
+        stats = [:]
+        snapshotEnd = bytes.count
+        validLength = bytes.count
     }
 
     /// Gives up writing after a failure and removes the log: a half-written or unsynced "started"

@@ -25,15 +25,15 @@ import Testing
         let directory = scratch.absolute(".opsrun")
         do {
             let store = StateStore(directory: directory)
-            #expect(store.entries.isEmpty && store.diagnostics.isEmpty)
+            #expect(store.allEntries().isEmpty && store.diagnostics.isEmpty)
             try store.recordSucceeded("a", Self.record("1"), statEntries: [("/p/a.c", Self.stat)])
             try store.recordSucceeded("b", Self.record("2"))
             try store.recordSucceeded("a", Self.record("3"))
         }
         let store = StateStore(directory: directory)
         #expect(store.diagnostics.isEmpty)
-        #expect(store.entries == ["a": .succeeded(Self.record("3")), "b": .succeeded(Self.record("2"))])
-        #expect(store.statCache == ["/p/a.c": Self.stat])
+        #expect(store.allEntries() == ["a": .succeeded(Self.record("3")), "b": .succeeded(Self.record("2"))])
+        #expect(store.allStatEntries() == ["/p/a.c": Self.stat])
         #expect(ScratchDirectory.read(directory + "/.gitignore") == Array("*\n".utf8))
     }
 
@@ -46,12 +46,12 @@ import Testing
             #expect(!scratch.exists(".opsrun"))
             try store.recordSucceeded("a", Self.record("1"))
             try store.recordStarted("a")
-            #expect(store.entries["a"] == .unfinished)
+            #expect(store.entry(for: "a") == .unfinished)
             let size = ScratchDirectory.read(store.path).count
             try store.recordStarted("a")
             #expect(ScratchDirectory.read(store.path).count == size)
         }
-        #expect(StateStore(directory: directory).entries == ["a": .unfinished])
+        #expect(StateStore(directory: directory).allEntries() == ["a": .unfinished])
     }
 
     @Test func untrustedStatEntriesAreNotPersisted() throws {
@@ -63,7 +63,7 @@ import Testing
             racy.isTrusted = false
             try store.recordStatEntries([("/racy", racy), ("/safe", Self.stat)])
         }
-        #expect(StateStore(directory: directory).statCache == ["/safe": Self.stat])
+        #expect(StateStore(directory: directory).allStatEntries() == ["/safe": Self.stat])
     }
 
     /// The newest frame is cut at every possible length, as a kill -9 or power loss in the middle of
@@ -88,16 +88,16 @@ import Testing
             ScratchDirectory.writeFile(path, Array(full[..<cut]))
             let store = StateStore(directory: directory)
             #expect(store.diagnostics.isEmpty, "cut at \(cut)")
-            #expect(store.entries == ["a": .unfinished, "b": .succeeded(Self.record("b"))], "cut at \(cut)")
+            #expect(store.allEntries() == ["a": .unfinished, "b": .succeeded(Self.record("b"))], "cut at \(cut)")
             for version in ["1", "2"] {
                 let verdict = UpToDateCheck.verdict(
                     for: Self.input(version), declaresSources: true,
-                    outputs: [OutputState(path: "a.o", digest: .of("out " + version))], entry: store.entries["a"], force: false)
+                    outputs: [OutputState(path: "a.o", digest: .of("out " + version))], entry: store.entry(for: "a"), force: false)
                 #expect(verdict == .mustRun(.lastRunDidNotSucceed), "cut at \(cut), inputs \(version)")
             }
         }
         ScratchDirectory.writeFile(path, full)
-        #expect(StateStore(directory: directory).entries["a"] == .succeeded(Self.record("2")))
+        #expect(StateStore(directory: directory).entry(for: "a") == .succeeded(Self.record("2")))
     }
 
     /// Cut inside a "started" frame: the task had not started yet, so its older record still holds.
@@ -114,7 +114,7 @@ import Testing
         let full = ScratchDirectory.read(path)
         for cut in before.count..<full.count {
             ScratchDirectory.writeFile(path, Array(full[..<cut]))
-            #expect(StateStore(directory: directory).entries == ["a": .succeeded(Self.record("1"))], "cut at \(cut)")
+            #expect(StateStore(directory: directory).allEntries() == ["a": .succeeded(Self.record("1"))], "cut at \(cut)")
         }
     }
 
@@ -132,7 +132,7 @@ import Testing
         do { try StateStore(directory: directory).recordSucceeded("c", Self.record("3")) }
         let store = StateStore(directory: directory)
         #expect(store.diagnostics.isEmpty)
-        #expect(store.entries == ["a": .succeeded(Self.record("1")), "c": .succeeded(Self.record("3"))])
+        #expect(store.allEntries() == ["a": .succeeded(Self.record("1")), "c": .succeeded(Self.record("3"))])
     }
 
     func openWithContents(_ bytes: [UInt8]) -> (StateStore, ScratchDirectory) {
@@ -148,13 +148,13 @@ import Testing
             "\(scratch.path)/.opsrun/state: warning: not an opsrun state file; starting with no record of previous runs",
         ])
         #expect(store.diagnostics.first?.severity == .warning)
-        #expect(store.entries.isEmpty && store.statCache.isEmpty)
+        #expect(store.allEntries().isEmpty && store.allStatEntries().isEmpty)
         // The next write starts a fresh log in its place.
         try store.recordSucceeded("a", Self.record("1"))
         store.close()
         let reopened = StateStore(directory: scratch.absolute(".opsrun"))
         #expect(reopened.diagnostics.isEmpty)
-        #expect(reopened.entries == ["a": .succeeded(Self.record("1"))])
+        #expect(reopened.allEntries() == ["a": .succeeded(Self.record("1"))])
     }
 
     @Test func aCorruptHeaderIsAWarning() {
@@ -168,22 +168,27 @@ import Testing
 
     @Test func aNewerFormatIsAWarning() {
         var writer = ByteWriter(bytes: StateLog.magic)
-        writer.uint32(2)
+        writer.uint32(3)
         #expect(openWithContents(writer.bytes).0.diagnostics.map(\.message)
-            == ["written by a newer opsrun (state format 2); starting with no record of previous runs"])
+            == ["written by a newer opsrun (state format 3); starting with no record of previous runs"])
     }
 
+    /// A state file with an empty snapshot, as the first write of a project leaves it.
+    static let emptyStateFile = StateLog.file(snapshot: StateSnapshotWriter.payload(
+        tasks: [:], stats: [:], keys: StatePathKeys(stateDirectory: "/p/.opsrun")))
+
     @Test func damageBeforeTheEndIsAWarningAndEmptyState() {
-        let frames = StateLog.frame(.succeeded(task: "a", record: Self.record("1")))
-            + StateLog.frame(.succeeded(task: "b", record: Self.record("2")))
-        var damaged = StateLog.header + frames
-        damaged[StateLog.header.count + 10] ^= 1
+        let frames = StateLog.frame(.succeeded(task: "a", directory: "", record: Self.record("1")))
+            + StateLog.frame(.succeeded(task: "b", directory: "", record: Self.record("2")))
+        let eventsStart = Self.emptyStateFile.count
+        var damaged = Self.emptyStateFile + frames
+        damaged[eventsStart + 10] ^= 1
         let (store, _) = openWithContents(damaged)
-        #expect(store.diagnostics.map(\.message) == ["damaged at byte 17; starting with no record of previous runs"])
-        #expect(store.entries.isEmpty)
+        #expect(store.diagnostics.map(\.message) == ["damaged at byte \(eventsStart); starting with no record of previous runs"])
+        #expect(store.allEntries().isEmpty)
         // A zero length is never written, torn or not.
-        let (zero, _) = openWithContents(StateLog.header + frames + [0, 0, 0, 0])
-        #expect(zero.diagnostics.map(\.message) == ["damaged at byte \(17 + frames.count); starting with no record of previous runs"])
+        let (zero, _) = openWithContents(Self.emptyStateFile + frames + [0, 0, 0, 0])
+        #expect(zero.diagnostics.map(\.message) == ["damaged at byte \(eventsStart + frames.count); starting with no record of previous runs"])
     }
 
     @Test func anUnreadableFileIsAWarning() {
@@ -198,7 +203,8 @@ import Testing
         let directory = scratch.absolute(".opsrun")
         let path = directory + "/state"
         do {
-            let store = StateStore(directory: directory, compactionMinimumBytes: 0)
+            // Under the default minimum: no compaction when this one closes.
+            let store = StateStore(directory: directory)
             try store.recordStatEntries([("/p/a.c", Self.stat)])
             for version in 0..<40 { try store.recordSucceeded("a", Self.record("\(version)")) }
             try store.recordSucceeded("b", Self.record("b"))
@@ -206,16 +212,16 @@ import Testing
         }
         let grown = ScratchDirectory.read(path).count
         do { try StateStore(directory: directory, compactionMinimumBytes: 0).recordSucceeded("c", Self.record("c")) }
-        let live = StateLog.header
-            + StateLog.frame(.stat(path: "/p/a.c", entry: Self.stat))
-            + StateLog.frame(.succeeded(task: "a", record: Self.record("39")))
-            + StateLog.frame(.started(task: "b"))
-            + StateLog.frame(.succeeded(task: "c", record: Self.record("c")))
+        let live = StateLog.file(snapshot: StateSnapshotWriter.payload(
+            tasks: ["a": StoredTask(entry: .succeeded(Self.record("39")), directory: ""),
+                    "b": StoredTask(entry: .unfinished, directory: ""),
+                    "c": StoredTask(entry: .succeeded(Self.record("c")), directory: "")],
+            stats: ["/p/a.c": Self.stat], keys: StatePathKeys(stateDirectory: directory)))
         #expect(ScratchDirectory.read(path) == live)
         #expect(live.count * 10 < grown)
         let store = StateStore(directory: directory)
-        #expect(store.entries == ["a": .succeeded(Self.record("39")), "b": .unfinished, "c": .succeeded(Self.record("c"))])
-        #expect(store.statCache == ["/p/a.c": Self.stat])
+        #expect(store.allEntries() == ["a": .succeeded(Self.record("39")), "b": .unfinished, "c": .succeeded(Self.record("c"))])
+        #expect(store.allStatEntries() == ["/p/a.c": Self.stat])
         #expect(!scratch.exists(".opsrun/state.tmp"))
     }
 
@@ -229,7 +235,7 @@ import Testing
         let before = ScratchDirectory.read(directory + "/state").count
         do { try StateStore(directory: directory).recordSucceeded("b", Self.record("b")) }
         #expect(ScratchDirectory.read(directory + "/state").count
-            == before + StateLog.frame(.succeeded(task: "b", record: Self.record("b"))).count)
+            == before + StateLog.frame(.succeeded(task: "b", directory: "", record: Self.record("b"))).count)
     }
 
     @Test func aSecondOpsrunNeitherTrustsNorWrites() throws {
@@ -241,11 +247,11 @@ import Testing
         let second = StateStore(directory: directory)
         #expect(second.diagnostics.map(\.message)
             == ["in use by another opsrun; this run neither trusts nor records it (every task runs)"])
-        #expect(second.entries.isEmpty)
+        #expect(second.allEntries().isEmpty)
         try second.recordSucceeded("b", Self.record("2"))
         #expect(ScratchDirectory.read(first.path).count == size)
         first.close()
-        #expect(StateStore(directory: directory).entries == ["a": .succeeded(Self.record("1"))])
+        #expect(StateStore(directory: directory).allEntries() == ["a": .succeeded(Self.record("1"))])
     }
 
     @Test func aHundredThousandStatEntriesRoundTrip() throws {
@@ -259,7 +265,7 @@ import Testing
         }
         do { try StateStore(directory: directory).recordStatEntries(entries) }
         let store = StateStore(directory: directory)
-        #expect(store.statCache.count == 100_000)
-        #expect(store.statCache["/project/src/file99999.c"]?.status.inode == 99_999)
+        #expect(store.allStatEntries().count == 100_000)
+        #expect(store.statEntry(at: "/project/src/file99999.c")?.status.inode == 99_999)
     }
 }
