@@ -8,6 +8,7 @@ it is a measurement. Results also go to Benchmarks/work/results.json and results
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -24,6 +25,9 @@ ROOT = os.path.dirname(HERE)
 WORK = os.path.join(HERE, "work")
 VENV_BIN = os.path.join(HERE, ".venv", "bin")
 TOOLS = ("make", "ninja", "task", "just", "opsrun", "floor")
+# opsrun again, with its manifest cache (.opsrun/manifest.cache) removed before every run: the first
+# run after an edit. "opsrun" alone is every later run, which finds the cache.
+COLD = "opsrun-cold"
 MEASURE = None  # the compiled measure.c, set in main
 
 
@@ -48,7 +52,7 @@ def workloads(quick):
                  f"{small} x /bin/true in a line, -j 2 (floor at -j 1: nothing can overlap)"),
         Workload("dag-touch", "run", "dag", small, "touch", 2, TOOLS,
                  f"{small} x touch out/NAME, layered DAG, -j 2"),
-        Workload("dry-dag", "dry", "dag", big, "true", 2, ("make", "ninja", "opsrun"),
+        Workload("dry-dag", "dry", "dag", big, "true", 2, ("make", "ninja", "opsrun", COLD),
                  f"{big}-task layered DAG, dry run (-n), output to /dev/null"),
         Workload("noop", "noop", "fanin", noop, "touch", 2, ("make", "ninja", "task", "opsrun"),
                  f"{noop} up-to-date tasks, one source and one output each: the second run"),
@@ -139,7 +143,8 @@ def argv_for(tool, path, w):
     if w.kind == "dry":
         return {"make": [path, "-n", "-f", "Makefile", "sink"],
                 "ninja": [path, "-n", "sink"],
-                "opsrun": [path, "-n", "sink"]}[tool]
+                "opsrun": [path, "-n", "sink"],
+                COLD: [path, "-n", "sink"]}[tool]
     if tool == "floor":
         jobs = "1" if w.shape == "chain" else j
         if w.cmd == "true":
@@ -237,6 +242,8 @@ def prepare(w, tools):
 
 
 def run_workload(w, paths, rounds, warmup):
+    if "opsrun" in paths:
+        paths = dict(paths, **{COLD: paths["opsrun"]})
     tools = [t for t in w.tools if t in paths]
     load = os.getloadavg()[0]
     busy = "  -- the machine is busy, expect noise" if load > 0.5 * (os.cpu_count() or 1) else ""
@@ -252,6 +259,9 @@ def run_workload(w, paths, rounds, warmup):
         d = dirs[tool]
         if w.kind == "run" and w.cmd == "touch":
             reset_outputs(d)
+        if tool == COLD:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(d, ".opsrun", "manifest.cache"))
         before = output_mtimes(d) if w.kind == "noop" else None
         errlog = os.path.join(d, f"{tool}.err") if w.kind != "noop" else os.path.join(d, "stderr.txt")
         rc, wall, rss = measure(argv_for(tool, paths[tool], w), d, errlog)
@@ -304,17 +314,19 @@ def run_workload(w, paths, rounds, warmup):
 def print_table(w, result):
     if not result:
         return
-    print(f"   {'tool':<8} {'wall s (median)':>16} {'min s':>8} {'peak MiB':>9}")
+    print(f"   {'tool':<11} {'wall s (median)':>16} {'min s':>8} {'peak MiB':>9}")
     for tool, r in result.items():
         flag = "  (not a no-op!)" if r["note"] else ""
-        print(f"   {tool:<8} {r['wall']:>16.3f} {r['min']:>8.3f} {r['rss']:>9.1f}{flag}")
+        print(f"   {tool:<11} {r['wall']:>16.3f} {r['min']:>8.3f} {r['rss']:>9.1f}{flag}")
     if "opsrun" in result:
         ops = result["opsrun"]["wall"]
-        ratios = [f"opsrun/{t} {ops / r['wall']:.2f}" for t, r in result.items() if t != "opsrun" and r["wall"] > 0]
+        ratios = [f"opsrun/{t} {ops / r['wall']:.2f}" for t, r in result.items() if not t.startswith("opsrun") and r["wall"] > 0]
+        if COLD in result and "ninja" in result:
+            ratios.append(f"{COLD}/ninja {result[COLD]['wall'] / result['ninja']['wall']:.2f}")
         print("   ratios: " + "  ".join(ratios))
         # Noise only ever adds time, so the fastest runs are a second, steadier view.
         best = result["opsrun"]["min"]
-        ratios = [f"opsrun/{t} {best / r['min']:.2f}" for t, r in result.items() if t != "opsrun" and r["min"] > 0]
+        ratios = [f"opsrun/{t} {best / r['min']:.2f}" for t, r in result.items() if not t.startswith("opsrun") and r["min"] > 0]
         print("   ratios of the fastest runs (not the targets' measure): " + "  ".join(ratios))
 
 
@@ -354,6 +366,13 @@ def check_targets(results, failures, quick, broken, scheduler_result):
         if "ninja" in r:
             lines.append(f"{verdict(ops['wall'] <= r['ninja']['wall'])}  dry-dag: opsrun -n {ops['wall']:.3f}s "
                          f"<= ninja -n {r['ninja']['wall']:.3f}s")
+        if COLD in r:
+            cold = r[COLD]
+            lines.append(f"{verdict(cold['wall'] < 1.0)}  dry-dag, no manifest cache: opsrun -n {cold['wall']:.3f}s < 1 s")
+            lines.append(f"{verdict(cold['rss'] < 250)}  dry-dag, no manifest cache: opsrun -n peak {cold['rss']:.1f} MiB < 250 MiB")
+            if "ninja" in r:
+                lines.append(f"{verdict(cold['wall'] <= r['ninja']['wall'])}  dry-dag, no manifest cache: opsrun -n "
+                             f"{cold['wall']:.3f}s <= ninja -n {r['ninja']['wall']:.3f}s")
     else:
         lines.append("N/A   dry-dag: " + ("opsrun -n did not pass the sanity check: " + broken["opsrun -n"] if "opsrun -n" in broken else opsrun_missing("dry-dag")))
     r = results.get("noop", {})
@@ -392,7 +411,7 @@ def markdown(results, machine, versions, rounds, scheduler=None):
         for tool, v in r.items():
             row = f"| {tool} | {v['wall']:.3f} | {v['rss']:.1f} |"
             if ops:
-                row += f" {ops / v['wall']:.2f} |" if tool != "opsrun" and v["wall"] > 0 else " |"
+                row += f" {ops / v['wall']:.2f} |" if not tool.startswith("opsrun") and v["wall"] > 0 else " |"
             out.append(row)
         out.append("")
     if scheduler:
