@@ -9,7 +9,6 @@
 // no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
 // prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -102,21 +101,18 @@ public final class IncrementalRun {
             baseDescriptor = AT_FDCWD
         }
         // With -B every task runs: the first `willRun` would drop the stats at once.
-        let prefetching = PrefetchResult()
-        let group = DispatchGroup()
-        if !force && !tasks.isEmpty {
+        let fileCount = tasks.reduce(0) { $0 + $1.outputs.count + $1.sources.count }
+        if !force && fileCount >= StatPrefetch.minimumFileCount {
             let (base, descriptor) = (baseDirectory, baseDescriptor)
-            DispatchQueue.global().async(group: group) {
-                prefetching.value = StatPrefetch(taskCount: tasks.count) { index in
-                    let task = tasks[index]
-                    return (task.outputs + task.sources).compactMap { text in
-                        GlobPattern.literalPath(of: text).map { path in
-                            // Only what to open: the absolute path is made at check time.
-                            if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
-                                return (path, descriptor)
-                            }
-                            return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
+            prefetch = StatPrefetch(taskCount: tasks.count) { index in
+                let task = tasks[index]
+                return (task.outputs + task.sources).compactMap { text in
+                    GlobPattern.literalPath(of: text).map { path in
+                        // Only what to open: the absolute path is made at check time.
+                        if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
+                            return (path, descriptor)
                         }
+                        return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
                     }
                 }
             }
@@ -125,11 +121,13 @@ public final class IncrementalRun {
         exports.reserveCapacity(tasks.count)
         store = StateStore(directory: stateDirectory)
         hasher = FileHasher(persisted: store)
-        group.wait()
-        prefetch = prefetching.value
     }
 
-    deinit { FileSystem.closeDirectory(baseDescriptor) }
+    deinit {
+        // Its workers may still be statting relative to the descriptor.
+        prefetch?.cancel()
+        FileSystem.closeDirectory(baseDescriptor)
+    }
 
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
     public var diagnostics: [Diagnostic] { store.diagnostics }
@@ -171,6 +169,7 @@ public final class IncrementalRun {
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
         // From now on files may change under this run: stat afresh.
+        prefetch?.cancel()
         prefetch = nil
         pending.insert(check.task.name)
         do { try store.recordStarted(check.task.name) } catch { return error }
@@ -214,12 +213,12 @@ public final class IncrementalRun {
     // MARK: - Gathering
 
     private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
-        var known: ArraySlice<FileStatus?>?
+        var known: PrefetchedStatuses?
         return outputStates(of: task, known: &known)
     }
 
     /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
-    private func outputStates(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> [OutputState] {
+    private func outputStates(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> [OutputState] {
         var states: [OutputState] = []
         states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
@@ -236,7 +235,7 @@ public final class IncrementalRun {
     }
 
     /// The sources' files with their digests, and the patterns without wildcards that name nothing.
-    private func sources(of task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ([FileDigest], [String]) {
+    private func sources(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ([FileDigest], [String]) {
         var files: [FileDigest] = []
         var missing: [String] = []
         var directories: [String] = []
@@ -303,21 +302,16 @@ public final class IncrementalRun {
 
     /// The digest of `path` (relative to the task's directory, or absolute).
     private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
-        var known: ArraySlice<FileStatus?>?
+        var known: PrefetchedStatuses?
         return digest(of: path, in: task, known: &known)
     }
 
     /// The same, with the stat taken from the front of `known` when there is one.
-    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout ArraySlice<FileStatus?>?) -> ContentDigest? {
+    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ContentDigest? {
         let place = location(of: path, in: task)
         if let status = known?.popFirst() {
             return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
         }
         return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
     }
-}
-
-/// Hands the prefetch made on another thread back to `IncrementalRun.init`, which waits for it.
-private final class PrefetchResult: @unchecked Sendable {
-    var value: StatPrefetch?
 }

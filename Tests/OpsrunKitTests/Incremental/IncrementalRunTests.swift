@@ -161,6 +161,40 @@ import Testing
         #expect(run.finish() == nil)
     }
 
+    /// Several chunks of prefetched stats, consumed while workers are still taking them: each task
+    /// sees its own files' stats, so exactly the edited one runs.
+    @Test func prefetchedStatsOverManyChunksBelongToTheirOwnTasks() {
+        let scratch = ScratchDirectory()
+        let count = 3 * StatPrefetch.chunkSize + 17
+        let specs = (0..<count).map { index in
+            IncrementalTaskSpec(
+                name: "t\(index)", commands: ["cc \(index)"], absoluteDirectory: scratch.path,
+                sources: ["src/t\(index).c"], outputs: ["out/t\(index)"])
+        }
+        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+        let state = scratch.absolute(".opsrun")
+        let first = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        for (index, spec) in specs.enumerated() {
+            let check = first.check(spec, index: index)
+            #expect(first.willRun(check) == nil)
+            scratch.write("out/t\(index)", "object \(index)")
+            #expect(first.succeeded(check) == nil)
+        }
+        #expect(first.finish() == nil)
+
+        let edited = count - 40
+        scratch.write("src/t\(edited).c", "int changed;")
+        scratch.remove("out/t7")
+        let second = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        var verdicts: [Int: UpToDateVerdict] = [:]
+        for (index, spec) in specs.enumerated() {
+            let verdict = second.check(spec, index: index).verdict
+            if !verdict.isUpToDate { verdicts[index] = verdict }
+        }
+        #expect(verdicts == [7: .mustRun(.outputMissing("out/t7")), edited: .mustRun(.sourceChanged("src/t\(edited).c"))])
+        #expect(second.finish() == nil)
+    }
+
     @Test func aStateDirectoryNotNamedOpsrunStillWorks() {
         let scratch = ScratchDirectory()
         scratch.write("a.c", "int a;")
