@@ -87,12 +87,14 @@ public final class FileHasher {
 
     /// The same with the file's stat already taken (`StatPrefetch`): `nil` when nothing was there.
     func digest(ofFileAt path: String, opening relative: String, in directory: Int32, status: FileStatus?) -> ContentDigest? {
+        // A no-op run learns nothing: then `entries` is empty, and hashing the path for it is waste.
         guard let status else {
-            if entries[path] != nil { entries[path] = nil }
+            if !entries.isEmpty, entries[path] != nil { entries[path] = nil }
             return nil
         }
         if status.kind == .directory { return .directory }
-        if let cached = entries[path] ?? persisted?.statEntry(at: path), cached.isTrusted, cached.status == status {
+        let learned = entries.isEmpty ? nil : entries[path]
+        if let cached = learned ?? persisted?.statEntry(at: path), cached.isTrusted, cached.status == status {
             return cached.digest
         }
 

@@ -65,7 +65,13 @@ public final class IncrementalRun {
     let store: StateStore
     let hasher: FileHasher
     private let force: Bool
-    private var specs: [String: IncrementalTaskSpec] = [:]
+    /// The tasks given to `init`, by index: a check by index records only the index below.
+    private let tasks: [IncrementalTaskSpec]
+    /// Tasks checked so far, by name: an index into `tasks`, or the spec itself when checked
+    /// without an index. (Copying every spec into a dictionary cost more than the rest of a
+    /// no-op check.)
+    private var checkedIndices: [String: Int] = [:]
+    private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
     /// Outputs as each task left them in this run, for its dependents.
     private var exports: [String: [FileDigest]] = [:]
     /// Tasks found to need a run that have not ended yet.
@@ -117,7 +123,8 @@ public final class IncrementalRun {
                 }
             }
         }
-        specs.reserveCapacity(tasks.count)
+        self.tasks = tasks
+        checkedIndices.reserveCapacity(tasks.count)
         exports.reserveCapacity(tasks.count)
         store = StateStore(directory: stateDirectory)
         hasher = FileHasher(persisted: store)
@@ -140,7 +147,7 @@ public final class IncrementalRun {
 
     /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
     func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
-        specs[task.name] = task
+        if let index { checkedIndices[task.name] = index } else { checkedSpecs[task.name] = task }
         // Consumed in the order the prefetch took them: literal outputs, then literal sources.
         var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
         let outputs = outputStates(of: task, known: &known)
@@ -266,6 +273,11 @@ public final class IncrementalRun {
         return (TaskDefinitionInput.sortedFiles(files), missing)
     }
 
+    private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
+        if let index = checkedIndices[name] { return tasks[index] }
+        return checkedSpecs[name]
+    }
+
     /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
     private func effectivePrerequisites(of task: IncrementalTaskSpec) -> [String] {
         var result: [String] = []
@@ -273,7 +285,7 @@ public final class IncrementalRun {
         var work = Array(task.prerequisites.reversed())
         while let name = work.popLast() {
             guard seen.insert(name).inserted else { continue }
-            if let spec = specs[name], spec.commands.isEmpty {
+            if let spec = checkedSpec(named: name), spec.commands.isEmpty {
                 work.append(contentsOf: spec.prerequisites.reversed())
                 if spec.outputs.isEmpty { continue }
             }
@@ -285,7 +297,7 @@ public final class IncrementalRun {
     /// The prerequisite's outputs as it left them in this run, or as they are on disk now.
     private func outputsLeft(by name: String) -> [FileDigest] {
         if let known = exports[name] { return known }
-        guard let spec = specs[name] else { return [] }
+        guard let spec = checkedSpec(named: name) else { return [] }
         return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
     }
 
