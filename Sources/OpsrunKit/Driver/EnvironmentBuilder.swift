@@ -30,10 +30,15 @@ public struct EnvironmentBuilder: Sendable {
 
     /// The complete environment of `taskName`'s commands, as `NAME=VALUE`.
     public func environment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> [String] {
-        if taskEnvironment.isEmpty { return sharedBlock + ["OPSRUN_TASK=\(taskName)"] }
+        jobEnvironment(forTask: taskName, taskEnvironment: taskEnvironment).entries
+    }
+
+    /// The same, with the shared block shared rather than copied when the task adds no `env`.
+    public func jobEnvironment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> JobEnvironment {
+        if taskEnvironment.isEmpty { return JobEnvironment(shared: sharedBlock, taskName: taskName) }
         var values = variables(forTask: taskName, taskEnvironment: taskEnvironment)
         values["OPSRUN_TASK"] = taskName
-        return values.map { "\($0.key)=\($0.value)" }
+        return JobEnvironment(values.map { "\($0.key)=\($0.value)" })
     }
 
     /// The variables `${NAME}` sees in the task's `dir`, `sources` and `outputs`.

@@ -34,7 +34,7 @@ public struct OperationBuilder {
                 id: i, taskName: task.name, commands: task.commands.map(\.value),
                 workingDirectory: workingDirectory(of: task),
                 environment: task.isGroup || !buildsEnvironments
-                    ? [] : environment.environment(forTask: task.name, taskEnvironment: task.environment),
+                    ? [] : environment.jobEnvironment(forTask: task.name, taskEnvironment: task.environment),
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
                 interactive: task.interactive)
             specs.append(OperationSpec(

@@ -23,22 +23,14 @@ extension RunSession {
         return report.exitCode
     }
 
-    /// The up-to-date bookkeeping, when any selected task declares `sources` or `outputs`
-    /// (otherwise every task runs and `.opsrun/` is not even created).
+    /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
+    /// `sources` or `outputs`; at most once per session.
     func upToDateGate(
         recording: Bool, explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
     ) -> UpToDateGate? {
-        let tasks = project.graph.tasks
-        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
-            return nil
-        }
-        let specs = operationBuilder.incrementalSpecs(for: selection)
-        // Given the tasks, it stats their files while it reads the state.
-        let incremental = IncrementalRun(
-            stateDirectory: project.manifest.directory + "/" + StateStore.directoryName, force: invocation.force,
-            prefetching: specs)
+        guard let incremental else { return nil }
         return UpToDateGate(
-            run: incremental, tasks: specs,
+            run: incremental.run, tasks: incremental.tasks,
             recording: recording, explain: explain, warn: warn)
     }
 }

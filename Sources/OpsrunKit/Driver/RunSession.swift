@@ -7,6 +7,10 @@ public struct RunSession {
     public let specs: [OperationSpec]
     public let configuration: EngineConfiguration
     let operationBuilder: OperationBuilder
+    /// The up-to-date bookkeeping and the tasks it knows, when any selected task declares
+    /// `sources` or `outputs` (otherwise every task runs and `.opsrun/` is not even created).
+    /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
+    let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
 
     public init(project: Project, invocation: Invocation, environment: [String: String]) throws(ProjectError) {
         self.project = project
@@ -20,6 +24,8 @@ public struct RunSession {
         operationBuilder = OperationBuilder(
             graph: project.graph, manifest: project.manifest, environment: builder,
             buildsEnvironments: invocation.action != .dryRun)
+        incremental = Self.openIncremental(
+            project: project, selection: selection, builder: operationBuilder, force: invocation.force)
         let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
@@ -37,6 +43,21 @@ public struct RunSession {
         defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
         return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
+    }
+
+    private static func openIncremental(
+        project: Project, selection: [Int], builder: OperationBuilder, force: Bool
+    ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
+        let tasks = project.graph.tasks
+        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
+            return nil
+        }
+        let specs = builder.incrementalSpecs(for: selection)
+        // Given the tasks, it stats their files while it reads the state.
+        let run = IncrementalRun(
+            stateDirectory: project.manifest.directory + "/" + StateStore.directoryName, force: force,
+            prefetching: specs)
+        return (run, specs)
     }
 
     /// The `dotenv` files that exist, in order; a malformed one is a manifest error.

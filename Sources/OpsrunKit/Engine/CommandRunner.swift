@@ -26,8 +26,9 @@ public struct CommandJob: Sendable {
     public var commands: [String]
     /// Absolute path.
     public var workingDirectory: String
-    /// The complete environment, as `NAME=VALUE`.
-    public var environment: [String]
+    /// The complete environment, as `NAME=VALUE`: made when a command is spawned.
+    public var environment: [String] { environmentParts.entries }
+    public var environmentParts: JobEnvironment
     /// The whole attempt's time limit; past it the process group is terminated.
     public var timeoutMilliseconds: Int?
     public var qualityOfService: QualityOfService
@@ -36,17 +37,43 @@ public struct CommandJob: Sendable {
 
     public init(
         id: Int, taskName: String, commands: [String], workingDirectory: String,
-        environment: [String], timeoutMilliseconds: Int? = nil,
+        environment: JobEnvironment, timeoutMilliseconds: Int? = nil,
         qualityOfService: QualityOfService = .default, interactive: Bool = false
     ) {
         self.id = id
         self.taskName = taskName
         self.commands = commands
         self.workingDirectory = workingDirectory
-        self.environment = environment
+        self.environmentParts = environment
         self.timeoutMilliseconds = timeoutMilliseconds
         self.qualityOfService = qualityOfService
         self.interactive = interactive
+    }
+}
+
+/// A job's environment: usually the block every task shares plus the job's own `OPSRUN_TASK`,
+/// kept apart so that making 10,000 jobs (most of which a no-op run never starts) does not copy the
+/// shared block 10,000 times.
+public struct JobEnvironment: Sendable, ExpressibleByArrayLiteral {
+    /// `NAME=VALUE` entries, shared between jobs.
+    public var shared: [String]
+    /// When set, `OPSRUN_TASK=<taskName>` follows the shared entries.
+    public var taskName: String?
+
+    public init(shared: [String], taskName: String? = nil) {
+        self.shared = shared
+        self.taskName = taskName
+    }
+
+    /// Exactly `entries`.
+    public init(_ entries: [String]) { self.init(shared: entries) }
+
+    public init(arrayLiteral entries: String...) { self.init(shared: entries) }
+
+    /// The complete environment, as `NAME=VALUE`.
+    public var entries: [String] {
+        guard let taskName else { return shared }
+        return shared + ["OPSRUN_TASK=\(taskName)"]
     }
 }
 

@@ -7,11 +7,12 @@ extension ProcessRunner {
     func spawnCurrentCommand(of job: RunningJob, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
         let command = job.job.commands[job.commandIndex]
+        let environment = job.job.environment
         var direct: CommandSpawner.DirectProgram?
         // Interactive commands keep the shell: they are rare, and run alone anyway.
         if !job.job.interactive, let words = DirectCommand.arguments(of: command) {
             directEnvironment.update(
-                environment: job.job.environment, workingDirectory: job.job.workingDirectory)
+                environment: environment, workingDirectory: job.job.workingDirectory)
             if let path = spawner.locator.locate(words[0], searchPath: directEnvironment.searchPath) {
                 direct = CommandSpawner.DirectProgram(
                     path: path, arguments: words, environment: directEnvironment.environmentBlock())
@@ -19,7 +20,7 @@ extension ProcessRunner {
         }
         let outcome = spawner.spawn(
             command, of: job.job, direct: direct,
-            shellEnvironment: { shellEnvironment.pointer(for: job.job.environment) },
+            shellEnvironment: { shellEnvironment.pointer(for: environment) },
             handOverTerminal: handOver)
         switch outcome {
         case .failed(let message):

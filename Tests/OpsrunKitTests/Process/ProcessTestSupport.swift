@@ -77,7 +77,7 @@ func makeJob(
 ) -> CommandJob {
     CommandJob(
         id: id, taskName: "task\(id)", commands: commands, workingDirectory: directory,
-        environment: environment, timeoutMilliseconds: timeoutMilliseconds,
+        environment: JobEnvironment(environment), timeoutMilliseconds: timeoutMilliseconds,
         qualityOfService: qualityOfService, interactive: interactive)
 }
 
