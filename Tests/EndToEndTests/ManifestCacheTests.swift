@@ -27,7 +27,10 @@ import Testing
         let project = try TemporaryProject(Self.largeManifest())
         let cache = project.path(".opsrun/manifest.cache")
         let parsed = try outputs(project)
+        // Written alongside the run, but finished before opsrun exits: no temporary file is left.
         #expect(FileManager.default.fileExists(atPath: cache))
+        let left = try FileManager.default.contentsOfDirectory(atPath: project.path(".opsrun"))
+        #expect(!left.contains { $0.hasSuffix(".tmp") }, "\(left)")
         let written = try FileManager.default.attributesOfItem(atPath: cache)[.modificationDate] as? Date
         let cached = try outputs(project)
         #expect(cached == parsed)
