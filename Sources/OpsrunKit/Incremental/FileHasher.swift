@@ -87,16 +87,34 @@ public final class FileHasher {
 
     /// The same with the file's stat already taken (`StatPrefetch`): `nil` when nothing was there.
     func digest(ofFileAt path: String, opening relative: String, in directory: Int32, status: FileStatus?) -> ContentDigest? {
+        digest(ofFileAt: path, projectKey: nil, opening: relative, in: directory, status: status)
+    }
+
+    /// The same, where `projectKey` is the file's state key when the caller knows it (see
+    /// `StateStore.statEntry(projectKey:absolute:)`): then a file found in the stat cache never
+    /// needs its absolute path made, which a no-op run would otherwise do for every file.
+    func digest(
+        ofFileAt absolutePath: @autoclosure () -> String, projectKey: String?, opening relative: String,
+        in directory: Int32, status: FileStatus?
+    ) -> ContentDigest? {
         // A no-op run learns nothing: then `entries` is empty, and hashing the path for it is waste.
         guard let status else {
-            if !entries.isEmpty, entries[path] != nil { entries[path] = nil }
+            if !entries.isEmpty { entries[absolutePath()] = nil }
             return nil
         }
         if status.kind == .directory { return .directory }
-        let learned = entries.isEmpty ? nil : entries[path]
-        if let cached = learned ?? persisted?.statEntry(at: path), cached.isTrusted, cached.status == status {
+        let cached: StatCacheEntry?
+        if !entries.isEmpty, let learned = entries[absolutePath()] {
+            cached = learned
+        } else if let projectKey, let persisted {
+            cached = persisted.statEntry(projectKey: projectKey, absolute: absolutePath)
+        } else {
+            cached = persisted?.statEntry(at: absolutePath())
+        }
+        if let cached, cached.isTrusted, cached.status == status {
             return cached.digest
         }
+        let path = absolutePath()
 
         // Taken before the file is opened, so before any byte of it is read.
         let readStart = now()

@@ -17,39 +17,6 @@ import Musl
 import Darwin
 #endif
 
-/// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
-public struct IncrementalTaskSpec: Sendable {
-    public var name: String
-    public var commands: [String]
-    /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
-    public var environment: [EnvironmentVariable]
-    /// The working directory as written, relative to the manifest's directory: `.` by default.
-    public var directory: String
-    /// The absolute working directory: the base of `sources` and `outputs`.
-    public var absoluteDirectory: String
-    /// Patterns, relative to `absoluteDirectory`. A pattern without wildcards naming a directory
-    /// stands for every file beneath it.
-    public var sources: [String]
-    /// Paths (or patterns), relative to `absoluteDirectory`.
-    public var outputs: [String]
-    /// Direct prerequisites by name.
-    public var prerequisites: [String]
-
-    public init(
-        name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
-        absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], prerequisites: [String] = []
-    ) {
-        self.name = name
-        self.commands = commands
-        self.environment = environment
-        self.directory = directory
-        self.absoluteDirectory = absoluteDirectory
-        self.sources = sources
-        self.outputs = outputs
-        self.prerequisites = prerequisites
-    }
-}
-
 /// What `IncrementalRun.check` found; hand it back to `willRun`, `succeeded` or `failed`.
 public struct TaskCheck: Sendable {
     public let task: IncrementalTaskSpec
@@ -67,11 +34,12 @@ public final class IncrementalRun {
     private let force: Bool
     /// The tasks given to `init`, by index: a check by index records only the index below.
     private let tasks: [IncrementalTaskSpec]
-    /// Tasks checked so far, by name: an index into `tasks`, or the spec itself when checked
-    /// without an index. (Copying every spec into a dictionary cost more than the rest of a
-    /// no-op check.)
-    private var checkedIndices: [String: Int] = [:]
+    /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
+    private var isChecked: [Bool]
     private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
+    /// `tasks` by name, made the first time a prerequisite is looked up (a no-op run of tasks
+    /// without prerequisites never needs it).
+    private var taskIndexByName: [String: Int]?
     /// Outputs as each task left them in this run, for its dependents.
     private var exports: [String: [FileDigest]] = [:]
     /// Tasks found to need a run that have not ended yet.
@@ -83,6 +51,9 @@ public final class IncrementalRun {
     /// that run there are reached by their short relative paths, as ninja does from its directory.
     private let baseDirectory: String?
     private let baseDescriptor: Int32
+    /// The state names files relative to `baseDirectory` (always, unless the state directory is
+    /// not `<base>/.opsrun`): then a relative path in it is its own key.
+    private let keysAreRelativeToBase: Bool
     /// Stats taken before any command started; dropped at the first `willRun`.
     private var prefetch: StatPrefetch?
 
@@ -124,10 +95,12 @@ public final class IncrementalRun {
             }
         }
         self.tasks = tasks
-        checkedIndices.reserveCapacity(tasks.count)
+        isChecked = Array(repeating: false, count: tasks.count)
         exports.reserveCapacity(tasks.count)
         store = StateStore(directory: stateDirectory)
         hasher = FileHasher(persisted: store)
+        keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
+            && baseDirectory?.utf8.last != UInt8(ascii: "/")
     }
 
     deinit {
@@ -147,7 +120,7 @@ public final class IncrementalRun {
 
     /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
     func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
-        if let index { checkedIndices[task.name] = index } else { checkedSpecs[task.name] = task }
+        if let index { isChecked[index] = true } else { checkedSpecs[task.name] = task }
         // Consumed in the order the prefetch took them: literal outputs, then literal sources.
         var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
         let outputs = outputStates(of: task, known: &known)
@@ -274,7 +247,10 @@ public final class IncrementalRun {
     }
 
     private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
-        if let index = checkedIndices[name] { return tasks[index] }
+        if taskIndexByName == nil {
+            taskIndexByName = Dictionary(tasks.indices.map { (tasks[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        if let index = taskIndexByName?[name], isChecked[index] { return tasks[index] }
         return checkedSpecs[name]
     }
 
@@ -312,6 +288,15 @@ public final class IncrementalRun {
         return (absolute, absolute, AT_FDCWD)
     }
 
+    /// The state's key of `path` when it is simply `path` (a relative path in the project's own
+    /// directory, which the state's keys are relative to); `nil` otherwise.
+    private func projectKey(of path: String, in task: IncrementalTaskSpec) -> String? {
+        guard keysAreRelativeToBase, task.absoluteDirectory == baseDirectory,
+            let first = path.utf8.first, first != UInt8(ascii: "/")
+        else { return nil }
+        return path
+    }
+
     /// The digest of `path` (relative to the task's directory, or absolute).
     private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
         var known: PrefetchedStatuses?
@@ -320,10 +305,17 @@ public final class IncrementalRun {
 
     /// The same, with the stat taken from the front of `known` when there is one.
     private func digest(of path: String, in task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ContentDigest? {
-        let place = location(of: path, in: task)
         if let status = known?.popFirst() {
+            // The stat is known: the absolute path is only needed if the stat cache has no match.
+            if let key = projectKey(of: path, in: task) {
+                return hasher.digest(
+                    ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
+                    opening: path, in: baseDescriptor, status: status)
+            }
+            let place = location(of: path, in: task)
             return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
         }
+        let place = location(of: path, in: task)
         return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
     }
 }

@@ -117,6 +117,18 @@ public final class StateStore {
         }
     }
 
+    /// The same for a file whose key (see `StatePathKeys`) the caller knows: a path relative to
+    /// `projectDirectory`, not starting with `/`. The absolute path is made only if needed.
+    func statEntry(projectKey key: String, absolute: () -> String) -> StatCacheEntry? {
+        if !stats.isEmpty, let entry = stats[absolute()] { return entry }
+        guard snapshot != nil else { return nil }
+        var key = key
+        return key.withUTF8 { snapshot?.statEntry(key: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The directory state keys are relative to: the parent of `directory`.
+    var projectDirectory: String { keys.project }
+
     /// Every task's entry, decoded: for tests and tools, not for a run (which asks task by task).
     func allEntries() -> [String: TaskEntry] { allTasks().mapValues(\.entry) }
 

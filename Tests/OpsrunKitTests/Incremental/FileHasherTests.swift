@@ -32,6 +32,42 @@ import Testing
         #expect(hasher.contentReads == 0)
     }
 
+    /// A no-op run asks by the file's key in the project (`src/a.c`), not its absolute path: the
+    /// stat cache must answer the same way, from the snapshot and from events after it.
+    @Test func theStateFindsAFileByItsProjectKeyWithoutReadingIt() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("src/a.c", "int a;")
+        scratch.write("src/b.c", "int b;")
+        let state = scratch.absolute(".opsrun")
+        let learning = FileHasher(now: Self.later)
+        let a = learning.digest(ofFileAt: scratch.absolute("src/a.c"))
+        let b = learning.digest(ofFileAt: scratch.absolute("src/b.c"))
+        let store = StateStore(directory: state)
+        try store.recordStatEntries(learning.takeNewEntries())
+        try store.compact()
+        _ = store.close()
+        // One entry in the snapshot, one in an event after it.
+        scratch.write("src/b.c", "int b = 2;")
+        let relearning = FileHasher(now: Self.later)
+        let b2 = relearning.digest(ofFileAt: scratch.absolute("src/b.c"))
+        let appending = StateStore(directory: state)
+        try appending.recordStatEntries(relearning.takeNewEntries())
+        _ = appending.close()
+
+        let reopened = StateStore(directory: state)
+        let base = FileSystem.openDirectory(scratch.path)
+        defer { FileSystem.closeDirectory(base) }
+        let hasher = FileHasher(persisted: reopened, now: Self.later)
+        for (key, digest) in [("src/a.c", a), ("src/b.c", b2)] {
+            let found = hasher.digest(
+                ofFileAt: scratch.absolute(key), projectKey: key, opening: key, in: base,
+                status: FileSystem.status(key, in: base))
+            #expect(found == digest)
+        }
+        #expect(b2 != b)
+        #expect(hasher.contentReads == 0)
+    }
+
     @Test func anUnchangedSafelyOldFileIsNotReadAgain() {
         let scratch = ScratchDirectory()
         scratch.write("a.c", "int a;")

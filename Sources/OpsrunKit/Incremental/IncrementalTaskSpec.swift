@@ -1,0 +1,82 @@
+/// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
+///
+/// A value, kept in one shared box (copied on write): each check hands its task on (in the
+/// `TaskCheck` it returns), and copying eight strings and arrays, one reference count each, cost as
+/// much per task as the rest of a no-op check's bookkeeping.
+public struct IncrementalTaskSpec: Sendable {
+    private struct Fields {
+        var name: String
+        var commands: [String]
+        var environment: [EnvironmentVariable]
+        var directory: String
+        var absoluteDirectory: String
+        var sources: [String]
+        var outputs: [String]
+        var prerequisites: [String]
+    }
+
+    /// Mutated only while uniquely referenced (`fields`' setter copies it first otherwise).
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private var fields: Fields {
+        get { box.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            yield &box.fields
+        }
+    }
+
+    public var name: String {
+        get { fields.name }
+        set { fields.name = newValue }
+    }
+    public var commands: [String] {
+        get { fields.commands }
+        set { fields.commands = newValue }
+    }
+    /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
+    public var environment: [EnvironmentVariable] {
+        get { fields.environment }
+        set { fields.environment = newValue }
+    }
+    /// The working directory as written, relative to the manifest's directory: `.` by default.
+    public var directory: String {
+        get { fields.directory }
+        set { fields.directory = newValue }
+    }
+    /// The absolute working directory: the base of `sources` and `outputs`.
+    public var absoluteDirectory: String {
+        get { fields.absoluteDirectory }
+        set { fields.absoluteDirectory = newValue }
+    }
+    /// Patterns, relative to `absoluteDirectory`. A pattern without wildcards naming a directory
+    /// stands for every file beneath it.
+    public var sources: [String] {
+        get { fields.sources }
+        set { fields.sources = newValue }
+    }
+    /// Paths (or patterns), relative to `absoluteDirectory`.
+    public var outputs: [String] {
+        get { fields.outputs }
+        set { fields.outputs = newValue }
+    }
+    /// Direct prerequisites by name.
+    public var prerequisites: [String] {
+        get { fields.prerequisites }
+        set { fields.prerequisites = newValue }
+    }
+
+    public init(
+        name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
+        absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], prerequisites: [String] = []
+    ) {
+        box = Box(Fields(
+            name: name, commands: commands, environment: environment, directory: directory,
+            absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, prerequisites: prerequisites))
+    }
+}
