@@ -126,19 +126,30 @@ public struct Fingerprint: Hashable, Sendable {
     /// For an input already in canonical form; `parts` remembers the environment and directory
     /// digests from one task to the next, since most tasks share both.
     init(canonical input: TaskDefinitionInput, parts: FingerprintParts? = nil) {
-        var commands = CanonicalHasher(domain: "opsrun commands v1")
-        commands.add(input.commands.count)
-        for command in input.commands { commands.add(command) }
-        self.commands = commands.finalize()
+        commands = Self.commandsDigest(of: input.commands)
         (environment, directory) = Self.sharedParts(of: input, parts: parts)
         whole = Self.whole(of: input, environment: environment, directory: directory)
     }
 
-    /// Only `whole`, which is all a task found up to date needs: one SHA-256 instead of two, since
-    /// the whole takes the commands' text itself rather than their digest.
-    static func whole(ofCanonical input: TaskDefinitionInput, parts: FingerprintParts?) -> ContentDigest {
+    /// Whether the task `input` (canonical) describes is the one `record` was made from: what equal
+    /// `whole` digests say, compared part by part instead. The parts are exactly what `whole` is
+    /// made of, and comparing them hashes only the commands (usually one short line, one SHA-256
+    /// block) rather than the whole definition with every source's digest: for a no-op run that
+    /// was a fifth of each task's check.
+    static func matches(_ input: TaskDefinitionInput, record: TaskRecord, parts: FingerprintParts?) -> Bool {
+        guard input.sources == record.sources, input.prerequisiteOutputs == record.prerequisiteOutputs else {
+            return false
+        }
         let (environment, directory) = sharedParts(of: input, parts: parts)
-        return whole(of: input, environment: environment, directory: directory)
+        return environment == record.fingerprint.environment && directory == record.fingerprint.directory
+            && commandsDigest(of: input.commands) == record.fingerprint.commands
+    }
+
+    private static func commandsDigest(of commands: [String]) -> ContentDigest {
+        var hasher = CanonicalHasher(domain: "opsrun commands v1")
+        hasher.add(commands.count)
+        for command in commands { hasher.add(command) }
+        return hasher.finalize()
     }
 
     private static func whole(of input: TaskDefinitionInput, environment: ContentDigest, directory: ContentDigest) -> ContentDigest {

@@ -128,7 +128,7 @@ public enum UpToDateCheck {
         let changedOutput = outputs.first { output in
             record.outputs.first { $0.path == output.path }?.digest != output.digest
         }
-        if changedOutput == nil, Fingerprint.whole(ofCanonical: canonical, parts: parts) == record.fingerprint.whole {
+        if changedOutput == nil, Fingerprint.matches(canonical, record: record, parts: parts) {
             return .upToDate(.unchanged)
         }
 

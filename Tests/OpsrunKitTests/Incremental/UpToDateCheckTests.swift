@@ -27,6 +27,16 @@ import Testing
             for: Self.input, declaresSources: true, outputs: Self.outputs, entry: Self.entry, force: false).isUpToDate)
     }
 
+    /// Up to date means every part the record was made from is the same: the whole digest is not
+    /// consulted, so a record from an older format of it still holds while its parts do.
+    @Test func aRecordIsJudgedByItsPartsNotItsWholeDigest() {
+        guard case .succeeded(var record) = Self.entry else { Issue.record("no record"); return }
+        record.fingerprint.whole = .of("a whole digest of another format")
+        #expect(verdict(entry: .succeeded(record)) == "up to date")
+        record.fingerprint.commands = .of("other commands")
+        #expect(verdict(entry: .succeeded(record)) == "command changed")
+    }
+
     @Test func eachReasonInWords() {
         #expect(verdict(force: true) == "forced (-B)")
         #expect(verdict(entry: nil) == "no record of a previous run")
