@@ -17,6 +17,9 @@ int chs_reserve_huge_page_heap(size_t bytes) {
     // Blocks up to 32 MiB come from the heap rather than one small-paged mmap each.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    // Worker threads (stat prefetch, state reading) allocate from this heap too rather than from
+    // arenas of their own with small pages; their small blocks mostly come from per-thread caches.
+    mallopt(M_ARENA_MAX, 1);
     mallopt(M_TOP_PAD, (int)bytes);
     // A block larger than the heap's free top makes glibc extend it by the pad now.
     void *probe = malloc(1 << 20);

@@ -13,7 +13,11 @@ public enum Driver {
 
         defer { Project.finishBackgroundWork() }
         do {
-            let project = try Project.load(explicitFile: invocation.manifestFile, workingDirectory: start)
+            let source = try Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start)
+            // A run or a plan reads the state too: open it meanwhile, on another thread.
+            let state = invocation.action == .run || invocation.action == .dryRun
+                ? StatePreload(manifestDirectory: source.directory) : nil
+            let project = try Project.load(from: source)
             defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
@@ -24,7 +28,8 @@ public enum Driver {
                 out.write(GraphPrinter.render(project.graph, roots: roots, format: invocation.format))
                 return .success
             case .dryRun:
-                let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                let session = try RunSession(
+                    project: project, invocation: invocation, environment: environment, preloadedState: state)
                 defer { KeptUntilExit.keep(session) }
                 let text = try printed { () throws(Diagnostic) in
                     try session.planText(format: invocation.format) { err.write($0 + "\n") }
@@ -32,7 +37,8 @@ public enum Driver {
                 out.write(text)
                 return .success
             case .run:
-                let session = try RunSession(project: project, invocation: invocation, environment: environment)
+                let session = try RunSession(
+                    project: project, invocation: invocation, environment: environment, preloadedState: state)
                 defer { KeptUntilExit.keep(session) }
                 return session.run(standardOutput: out, standardError: err, environment: environment)
             }

@@ -14,10 +14,22 @@ public struct Project: Sendable {
     /// only for a manifest that is otherwise valid, every dependency cycle (over the whole
     /// manifest, not only the tasks asked for).
     public static func load(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> Project {
-        let source: ManifestSource
+        try load(from: locate(explicitFile: explicitFile, workingDirectory: workingDirectory))
+    }
+
+    /// Finds the manifest (`-f`, or `Tasksfile.yaml` here or in a parent directory).
+    public static func locate(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> ManifestSource {
+        do {
+            return try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+        }
+    }
+
+    /// Loads the manifest `locate` found.
+    public static func load(from source: ManifestSource) throws(ProjectError) -> Project {
         let text: String
         do {
-            source = try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
             text = try source.readText()
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])

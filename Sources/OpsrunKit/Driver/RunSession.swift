@@ -12,7 +12,11 @@ public struct RunSession {
     /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
     let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
 
-    public init(project: Project, invocation: Invocation, environment: [String: String]) throws(ProjectError) {
+    /// `preloadedState`: the state, opening on another thread since the manifest was found.
+    public init(
+        project: Project, invocation: Invocation, environment: [String: String],
+        preloadedState: StatePreload? = nil
+    ) throws(ProjectError) {
         self.project = project
         self.invocation = invocation
         let roots = try project.roots(named: invocation.targets)
@@ -25,7 +29,8 @@ public struct RunSession {
             graph: project.graph, manifest: project.manifest, environment: builder,
             buildsEnvironments: invocation.action != .dryRun)
         incremental = Self.openIncremental(
-            project: project, selection: selection, builder: operationBuilder, force: invocation.force)
+            project: project, selection: selection, builder: operationBuilder, force: invocation.force,
+            preloaded: preloadedState)
         let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
@@ -46,17 +51,24 @@ public struct RunSession {
     }
 
     private static func openIncremental(
-        project: Project, selection: [Int], builder: OperationBuilder, force: Bool
+        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
+        let directory = project.manifest.directory + "/" + StateStore.directoryName
+        var store = preloaded?.take()
+        if let other = store, other.directory != directory {
+            _ = other.close()
+            store = nil
+        }
         let tasks = project.graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
+            _ = store?.close()
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)
-        // Given the tasks, it stats their files while it reads the state.
+        // Given the tasks, it stats their files while it reads the state (unless it is read already).
         let run = IncrementalRun(
-            stateDirectory: project.manifest.directory + "/" + StateStore.directoryName, force: force,
-            prefetching: specs)
+            stateDirectory: directory, force: force, prefetching: specs,
+            store: store)
         return (run, specs)
     }
 

@@ -65,7 +65,8 @@ public final class IncrementalRun {
     /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
     /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
     /// until the first `willRun`.
-    init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec]) {
+    /// `store`, when given, is the state already opened from `stateDirectory`.
+    init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec], store opened: StateStore? = nil) {
         self.force = force
         let suffix = "/" + StateStore.directoryName
         if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
@@ -97,7 +98,7 @@ public final class IncrementalRun {
         self.tasks = tasks
         isChecked = Array(repeating: false, count: tasks.count)
         exports.reserveCapacity(tasks.count)
-        store = StateStore(directory: stateDirectory)
+        store = opened ?? StateStore(directory: stateDirectory)
         hasher = FileHasher(persisted: store)
         keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
             && baseDirectory?.utf8.last != UInt8(ascii: "/")
