@@ -117,12 +117,7 @@ final class StatPrefetch: @unchecked Sendable {
         while donePrefix < end {
             if nextChunk < chunkIsDone.count {
                 // Rather than wait, take the next chunk here (even once cancelled: asked is asked).
-                let chunk = nextChunk
-                nextChunk += 1
-                pthread_mutex_unlock(mutex)
-                stat(chunk)
-                pthread_mutex_lock(mutex)
-                finished(chunk)
+                statNextChunk()
             } else {
                 pthread_cond_wait(condition, mutex)
             }
@@ -134,15 +129,18 @@ final class StatPrefetch: @unchecked Sendable {
     /// A worker: takes chunks in order until none is left or the prefetch is cancelled.
     private func work() {
         pthread_mutex_lock(mutex)
-        while nextChunk < chunkIsDone.count && !isCancelled {
-            let chunk = nextChunk
-            nextChunk += 1
-            pthread_mutex_unlock(mutex)
-            stat(chunk)
-            pthread_mutex_lock(mutex)
-            finished(chunk)
-        }
+        while nextChunk < chunkIsDone.count && !isCancelled { statNextChunk() }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Takes the next chunk and stats it, without the lock meanwhile; call with `mutex` held.
+    private func statNextChunk() {
+        let chunk = nextChunk
+        nextChunk += 1
+        pthread_mutex_unlock(mutex)
+        stat(chunk)
+        pthread_mutex_lock(mutex)
+        finished(chunk)
     }
 
     private func stat(_ chunk: Int) {

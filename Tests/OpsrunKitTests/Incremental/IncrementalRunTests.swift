@@ -133,15 +133,19 @@ import Testing
         #expect(run() == "up to date")
     }
 
-    @Test func statsTakenUpFrontAreDroppedOnceACommandStarts() {
-        let scratch = ScratchDirectory()
-        let count = StatPrefetch.minimumFileCount
-        var specs = (0..<count).map { index in
+    /// `count` tasks `tN` compiling `src/tN.c` into `out/tN`, with their sources written.
+    static func compileTasks(_ count: Int, in scratch: ScratchDirectory) -> [IncrementalTaskSpec] {
+        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+        return (0..<count).map { index in
             IncrementalTaskSpec(
                 name: "t\(index)", commands: ["cc \(index)"], absoluteDirectory: scratch.path,
                 sources: ["src/t\(index).c"], outputs: ["out/t\(index)"])
         }
-        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+    }
+
+    @Test func statsTakenUpFrontAreDroppedOnceACommandStarts() {
+        let scratch = ScratchDirectory()
+        var specs = Self.compileTasks(StatPrefetch.minimumFileCount, in: scratch)
         let state = scratch.absolute(".opsrun")
         for (index, spec) in specs.enumerated() {
             #expect(Self.runAlone(spec, stateDirectory: state, output: "out/t\(index)", in: scratch) == "no record of a previous run")
@@ -166,12 +170,7 @@ import Testing
     @Test func prefetchedStatsOverManyChunksBelongToTheirOwnTasks() {
         let scratch = ScratchDirectory()
         let count = 3 * StatPrefetch.chunkSize + 17
-        let specs = (0..<count).map { index in
-            IncrementalTaskSpec(
-                name: "t\(index)", commands: ["cc \(index)"], absoluteDirectory: scratch.path,
-                sources: ["src/t\(index).c"], outputs: ["out/t\(index)"])
-        }
-        for index in 0..<count { scratch.write("src/t\(index).c", "int t\(index);") }
+        let specs = Self.compileTasks(count, in: scratch)
         let state = scratch.absolute(".opsrun")
         let first = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
         for (index, spec) in specs.enumerated() {
