@@ -62,7 +62,7 @@ struct ManifestCache {
 
     /// The cached manifest and dependency ids, when the file is there and its header matches.
     func load() -> (manifest: Manifest, dependencyIDs: [[Int]])? {
-        guard let bytes = WholeFile.read(path), bytes.count >= header.count + 40,
+        guard let bytes = FileText.readBytes(path), bytes.count >= header.count + 40,
             bytes.starts(with: header)
         else { return nil }
         return bytes.withUnsafeBytes { raw -> (manifest: Manifest, dependencyIDs: [[Int]])? in
@@ -102,18 +102,8 @@ struct ManifestCache {
         }
         payload.withUnsafeBytes { file += Self.digest($0) }
         file += payload
-        guard makeDirectory() else { return }
+        guard StateStore.makeDirectory(directory) else { return }
         AtomicFile.write(file, to: path)
-    }
-
-    /// Creates `.opsrun` as the state store does, with a `.gitignore` of `*` so that nothing in it
-    /// reaches version control without touching the project's own `.gitignore`.
-    private func makeDirectory() -> Bool {
-        if mkdir(directory, 0o755) == 0 {
-            AtomicFile.write(Array("*\n".utf8), to: directory + "/.gitignore")
-            return true
-        }
-        return errno == EEXIST
     }
 
     static func digest(_ text: String) -> [UInt8] {

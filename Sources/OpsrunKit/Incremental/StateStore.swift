@@ -258,7 +258,7 @@ public final class StateStore {
         try openForAppending()
         var buffer: [UInt8] = []
         for record in records { buffer.append(contentsOf: StateLog.frame(record)) }
-        guard writeAll(descriptor, buffer), !durable || fdatasync(descriptor) == 0 else {
+        guard FileText.writeAll(descriptor, buffer), !durable || fdatasync(descriptor) == 0 else {
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
         validLength += buffer.count
@@ -285,10 +285,7 @@ public final class StateStore {
     /// Rewrites the state as one snapshot of its live records: temporary file, fsync, rename, fsync
     /// directory. The new snapshot is then the one read from.
     func compact() throws(Diagnostic) {
-        if mkdir(directory, 0o755) == 0 {
-            // Keep opsrun's state out of version control without touching the project's .gitignore.
-            _ = writeFile(FileSystem.join(directory, ".gitignore"), Array("*\n".utf8))
-        } else if errno != EEXIST {
+        guard Self.makeDirectory(directory) else {
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
         guard lockDescriptor >= 0 || lock() else {
@@ -305,7 +302,7 @@ public final class StateStore {
         let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
         let bytes = StateLog.file(snapshot: payload)
         let temporary = path + ".tmp"
-        guard writeFile(temporary, bytes, durable: true), rename(temporary, path) == 0 else {
+        guard writeDurably(temporary, bytes), rename(temporary, path) == 0 else {
             unlink(temporary)
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
@@ -341,6 +338,15 @@ public final class StateStore {
         return Diagnostic(.warning, at: nil, file: path, "\(problem); the results of this run are not recorded")
     }
 
+    /// Creates `directory` (`.opsrun`) if it is not there, with a `.gitignore` of `*`: opsrun's files
+    /// stay out of version control without touching the project's own `.gitignore`. `false` (with
+    /// `errno` set) when it is neither there nor made.
+    static func makeDirectory(_ directory: String) -> Bool {
+        guard mkdir(directory, 0o755) == 0 else { return errno == EEXIST }
+        AtomicFile.write(Array("*\n".utf8), to: FileSystem.join(directory, ".gitignore"))
+        return true
+    }
+
     /// Takes the lock beside the log; without it nothing is trusted or written.
     private func lock() -> Bool {
         lockDescriptor = open(FileSystem.join(directory, "lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -356,26 +362,12 @@ public final class StateStore {
         return false
     }
 
-    private func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool = false) -> Bool {
+    /// Writes `bytes` to a new file at `path` and fsyncs it.
+    private func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
         let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard file >= 0 else { return false }
         defer { closeDescriptor(file) }
-        return writeAll(file, bytes) && (!durable || fsync(file) == 0)
-    }
-
-    private func writeAll(_ file: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(file, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
+        return FileText.writeAll(file, bytes) && fsync(file) == 0
     }
 
     private func syncDirectory() {

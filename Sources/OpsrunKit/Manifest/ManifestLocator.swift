@@ -21,7 +21,7 @@ public struct ManifestSource: Sendable, Equatable {
 
     /// The file's text; a diagnostic without location when it cannot be read or is not UTF-8.
     public func readText() throws(DiagnosticList) -> String {
-        guard let bytes = WholeFile.read(path) else {
+        guard let bytes = FileText.readBytes(path) else {
             throw ManifestLocator.cannotRead(displayName, errno: errno)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -19,27 +19,12 @@ public enum AtomicFile {
         let temporary = "\(path).\(getpid()).tmp"
         let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard file >= 0 else { return false }
-        let written = writeAll(file, bytes)
+        let written = FileText.writeAll(file, bytes)
         let closed = close(file) == 0
         guard written, closed, rename(temporary, path) == 0 else {
             unlink(temporary)
             return false
         }
         return true
-    }
-
-    private static func writeAll(_ file: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
     }
 }
