@@ -54,14 +54,16 @@ public struct RunSession {
         project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = project.manifest.directory + "/" + StateStore.directoryName
+        // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
+        // writes none.
         var store = preloaded?.take()
         if let other = store, other.directory != directory {
-            _ = other.close()
+            other.close(compacting: false)
             store = nil
         }
         let tasks = project.graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
-            _ = store?.close()
+            store?.close(compacting: false)
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)

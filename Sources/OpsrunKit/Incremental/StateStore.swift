@@ -79,15 +79,16 @@ public final class StateStore {
         contents?.deallocate()
     }
 
-    /// Compacts if the events after the snapshot have grown large, then closes the log and releases
-    /// the lock; later writes are ignored. A returned warning means compacting failed and the state
-    /// was removed (which is safe: tasks only run again).
+    /// Compacts if the events after the snapshot have grown large (unless `compacting` is false:
+    /// a store opened ahead of need and not used), then closes the log and releases the lock; later
+    /// writes are ignored. A returned warning means compacting failed and the state was removed
+    /// (which is safe: tasks only run again).
     @discardableResult
-    public func close() -> Diagnostic? {
+    public func close(compacting: Bool = true) -> Diagnostic? {
         var problem: Diagnostic?
         // Only with the lock held (so also in a session that wrote nothing: a long tail left by
         // killed runs is then folded in), and never to create a file that is not there.
-        if !isDisabled, !mustRecreate, descriptor >= 0 || lockDescriptor >= 0, shouldCompact {
+        if compacting, !isDisabled, !mustRecreate, descriptor >= 0 || lockDescriptor >= 0, shouldCompact {
             do { try compact() } catch { problem = error }
         }
         if descriptor >= 0 { closeDescriptor(descriptor) }

@@ -225,6 +225,22 @@ import Testing
         #expect(!scratch.exists(".opsrun/state.tmp"))
     }
 
+    /// A store opened ahead of need (the run then uses no state) is let go without a write, even
+    /// when a compaction would be due.
+    @Test func closingWithoutCompactingLeavesTheFileAsItWas() throws {
+        let scratch = ScratchDirectory()
+        let directory = scratch.absolute(".opsrun")
+        do {
+            let store = StateStore(directory: directory)
+            for version in 0..<40 { try store.recordSucceeded("a", Self.record("\(version)")) }
+        }
+        let grown = ScratchDirectory.read(directory + "/state")
+        StateStore(directory: directory, compactionMinimumBytes: 0).close(compacting: false)
+        #expect(ScratchDirectory.read(directory + "/state") == grown)
+        StateStore(directory: directory, compactionMinimumBytes: 0).close()
+        #expect(ScratchDirectory.read(directory + "/state").count * 10 < grown.count)
+    }
+
     @Test func aSmallLogIsNotCompacted() throws {
         let scratch = ScratchDirectory()
         let directory = scratch.absolute(".opsrun")
