@@ -47,8 +47,11 @@ final class StatPrefetch: @unchecked Sendable {
     // Each chunk's range is written by the one thread that took the chunk, before it is marked done.
     private var statuses = UnsafeMutableBufferPointer<FileStatus?>(start: nil, count: 0)
 
+    // The checking thread's own: what it saw under the lock, so it need not take it again.
     /// `donePrefix` as last seen by the checking thread: below it, no lock is needed.
     private var seenDonePrefix = 0
+    /// Whether the checking thread has seen the listing (after which `starts` is safe to read).
+    private var isListedSeen = false
 
     /// Starts statting what `paths(index)` names for each of `taskCount` tasks, on `workers` threads
     /// besides the caller's; returns at once.
@@ -107,9 +110,6 @@ final class StatPrefetch: @unchecked Sendable {
         return PrefetchedStatuses(
             buffer: UnsafeBufferPointer(rebasing: statuses[starts[index]..<starts[index + 1]]))
     }
-
-    /// Whether the checking thread has seen the listing (after which `starts` is safe to read).
-    private var isListedSeen = false
 
     private func waitForTask(_ index: Int) {
         pthread_mutex_lock(mutex)

@@ -58,8 +58,6 @@ struct StateSnapshot {
     private var nextTask = 0
     private var nextStat = 0
 
-    var taskCount: Int { taskOffsets.count }
-
     /// Indexes `bytes`, or `nil` if they are not a well-formed snapshot.
     init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count < Int(UInt32.max) else { return nil }

@@ -6,8 +6,8 @@ import CHeapShims
 /// about 15,000 page faults to hand them over, a fifth of a no-op run's time. One large heap
 /// extension up front, marked `MADV_HUGEPAGE`, turns those into a few dozen 2 MiB faults (glibc's
 /// `glibc.malloc.hugetlb=1` tunable does the same, but only when set in the environment before the
-/// process starts). Memory stays with the process until it exits, which is soon. Only the main
-/// arena is affected; the worker threads allocate little.
+/// process starts). Memory stays with the process until it exits, which is soon. Worker threads
+/// allocate from the same heap (one arena), not from small-paged arenas of their own.
 public enum HugePageHeap {
     /// Below this a manifest's run allocates a few megabytes: one 2 MiB page would be mostly waste.
     public static let worthwhileManifestBytes = 256 << 10
