@@ -91,7 +91,7 @@ public final class FileHasher {
     }
 
     /// The same, where `projectKey` is the file's state key when the caller knows it (see
-    /// `StateStore.statEntry(projectKey:absolute:)`): then a file found in the stat cache never
+    /// `StateStore.statEntry(projectKey:)`): then a file found in the stat cache never
     /// needs its absolute path made, which a no-op run would otherwise do for every file.
     func digest(
         ofFileAt absolutePath: @autoclosure () -> String, projectKey: String?, opening relative: String,
@@ -107,7 +107,7 @@ public final class FileHasher {
         if !entries.isEmpty, let learned = entries[absolutePath()] {
             cached = learned
         } else if let projectKey, let persisted {
-            cached = persisted.statEntry(projectKey: projectKey, absolute: absolutePath)
+            cached = persisted.statEntry(projectKey: projectKey)
         } else {
             cached = persisted?.statEntry(at: absolutePath())
         }

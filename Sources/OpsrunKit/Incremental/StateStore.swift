@@ -48,7 +48,9 @@ public final class StateStore {
     private var snapshot: StateSnapshot?
     /// The header and snapshot frame's size: events start there.
     private var snapshotEnd = 0
-    /// Tasks and stat entries (by absolute path) of the events after the snapshot; they override it.
+    /// Tasks and stat entries (by key, as the snapshot has them) of the events after the snapshot;
+    /// they override it. By key, so that a file the run names relative to the project is looked
+    /// up without making its absolute path.
     private var tasks: [String: StoredTask] = [:]
     private var stats: [String: StatCacheEntry] = [:]
 
@@ -109,7 +111,7 @@ public final class StateStore {
 
     /// The trusted stat cache entry of the file at `path` (absolute), if the state has one.
     public func statEntry(at path: String) -> StatCacheEntry? {
-        if !stats.isEmpty, let entry = stats[path] { return entry }
+        if !stats.isEmpty, let entry = stats[keys.key(of: path)] { return entry }
         guard snapshot != nil else { return nil }
         var path = path
         return path.withUTF8 { bytes in
@@ -119,9 +121,9 @@ public final class StateStore {
     }
 
     /// The same for a file whose key (see `StatePathKeys`) the caller knows: a path relative to
-    /// `projectDirectory`, not starting with `/`. The absolute path is made only if needed.
-    func statEntry(projectKey key: String, absolute: () -> String) -> StatCacheEntry? {
-        if !stats.isEmpty, let entry = stats[absolute()] { return entry }
+    /// `projectDirectory`, not starting with `/`; no absolute path is made.
+    func statEntry(projectKey key: String) -> StatCacheEntry? {
+        if !stats.isEmpty, let entry = stats[key] { return entry }
         guard snapshot != nil else { return nil }
         var key = key
         return key.withUTF8 { snapshot?.statEntry(key: UnsafeRawBufferPointer($0)) }
@@ -137,7 +139,7 @@ public final class StateStore {
     func allStatEntries() -> [String: StatCacheEntry] {
         var result: [String: StatCacheEntry] = [:]
         for (key, entry) in snapshot?.allStats() ?? [:] { result[keys.absolute(of: key)] = entry }
-        result.merge(stats) { _, newer in newer }
+        for (key, entry) in stats { result[keys.absolute(of: key)] = entry }
         return result
     }
 
@@ -219,7 +221,7 @@ public final class StateStore {
         case .started(let task):
             tasks[task] = StoredTask(entry: .unfinished, directory: "")
         case .stat(let key, let entry):
-            stats[keys.absolute(of: key)] = entry
+            stats[key] = entry
         }
     }
 
@@ -299,7 +301,7 @@ public final class StateStore {
             descriptor = -1
         }
         var stats: [String: StatCacheEntry] = snapshot?.allStats() ?? [:]
-        for (path, entry) in self.stats { stats[keys.key(of: path)] = entry }
+        stats.merge(self.stats) { _, newer in newer }
         let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
         let bytes = StateLog.file(snapshot: payload)
         let temporary = path + ".tmp"

@@ -100,6 +100,8 @@ import Testing
         #expect(store.entry(for: "a") == .succeeded(Self.record("2")))
         #expect(store.entry(for: "b") == .unfinished)
         #expect(store.statEntry(at: source) == Self.stat(inode: 2))
+        // A run asks by the project-relative key, without the absolute path.
+        #expect(store.statEntry(projectKey: "a.c") == Self.stat(inode: 2))
         #expect(store.allEntries() == ["a": .succeeded(Self.record("2")), "b": .unfinished])
         #expect(store.allStatEntries() == [source: Self.stat(inode: 2)])
     }
