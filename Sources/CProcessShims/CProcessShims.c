@@ -54,8 +54,7 @@ int cps_spawn(const struct cps_spawn_request *request, pid_t *pid) {
         if (request->take_terminal && tcsetpgrp(STDIN_FILENO, getpid()) != 0) goto fail;
         if (request->directory && chdir(request->directory) != 0) goto fail;
         if (request->standard_output >= 0) {
-            int input = open("/dev/null", O_RDONLY);
-            if (input < 0 || move_descriptor(input, STDIN_FILENO) != 0) goto fail;
+            if (move_descriptor(request->standard_input, STDIN_FILENO) != 0) goto fail;
             if (move_descriptor(request->standard_output, STDOUT_FILENO) != 0) goto fail;
             if (move_descriptor(request->standard_error, STDERR_FILENO) != 0) goto fail;
         }

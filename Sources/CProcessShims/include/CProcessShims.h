@@ -31,8 +31,9 @@ struct cps_spawn_request {
     char *const *environment;
     /// chdir here first; NULL to stay.
     const char *directory;
-    /// -1 for both: inherit opsrun's descriptors 0-2 (an interactive command). Otherwise standard
-    /// output and error become these, and standard input /dev/null.
+    /// -1 for all three: inherit opsrun's descriptors 0-2 (an interactive command). Otherwise
+    /// these become standard input (opsrun's /dev/null), output and error.
+    int standard_input;
     int standard_output;
     int standard_error;
     /// Make the child's new process group the foreground group of the terminal on descriptor 0,

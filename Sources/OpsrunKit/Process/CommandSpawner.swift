@@ -1,14 +1,6 @@
 import CProcessShims
 import Glibc
 
-/// A command that was spawned: its pid (also its process group) and our ends of its pipes.
-struct SpawnedCommand {
-    var pid: pid_t
-    /// -1 for an interactive command, which writes to opsrun's own outputs.
-    var standardOutput: Int32
-    var standardError: Int32
-}
-
 /// The one place that starts processes (through `cps_spawn`, vfork and exec): `/bin/sh -c <command>`, or the program itself when the
 /// command has no shell syntax (`DirectCommand`), in a process group of its own.
 final class CommandSpawner {
@@ -21,7 +13,8 @@ final class CommandSpawner {
     }
 
     enum Outcome {
-        case spawned(SpawnedCommand)
+        /// The pid, which is also the process group.
+        case spawned(pid_t)
         /// Says why, for `JobResult.spawnFailure`.
         case failed(String)
     }
@@ -34,15 +27,21 @@ final class CommandSpawner {
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
     /// Where directly-run programs are, remembered for the whole run.
     let locator = ProgramLocator()
+    /// Every non-interactive command's standard input, opened once rather than in each child.
+    private let nullInput: Int32
+    /// opsrun's own working directory: a command that runs there needs no chdir.
+    private let currentDirectory = FileText.currentDirectory()
 
     init() {
         resetSignals = .allocate(capacity: 1)
         cps_non_default_signals(resetSignals)
+        nullInput = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     deinit {
         stopThreads()
         resetSignals.deallocate()
+        if nullInput >= 0 { close(nullInput) }
     }
 
     func stopThreads() {
@@ -53,33 +52,20 @@ final class CommandSpawner {
     }
 
     /// Spawns `command` for `job`: `direct` when given, falling back to the shell if that exec
-    /// fails (the program went away since it was found, say). With `handOverTerminal`, the
-    /// child's group becomes the terminal's foreground group before it runs.
+    /// fails (the program went away since it was found, say). `outputs` become its standard output
+    /// and error (and /dev/null its input); nil for an interactive command, which keeps opsrun's.
+    /// With `handOverTerminal`, the child's group becomes the terminal's foreground group before
+    /// it runs.
     func spawn(
         _ command: String, of job: CommandJob, direct: DirectProgram?,
-        shellEnvironment: () -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, handOverTerminal: Bool
+        shellEnvironment: () -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+        outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
-        var output: (read: Int32, write: Int32) = (-1, -1)
-        var error: (read: Int32, write: Int32) = (-1, -1)
-        defer {
-            // The child has its own copies by now (or failed); ours must go, or EOF never comes.
-            if output.write >= 0 { close(output.write) }
-            if error.write >= 0 { close(error.write) }
-        }
-        if !job.interactive {
-            guard let first = Self.makePipe() else {
-                return .failed("cannot create a pipe: \(Self.message(errno))")
-            }
-            guard let second = Self.makePipe() else {
-                let reason = Self.message(errno)
-                close(first.read)
-                close(first.write)
-                return .failed("cannot create a pipe: \(reason)")
-            }
-            output = first
-            error = second
+        if outputs != nil && nullInput < 0 {
+            return .failed("cannot open /dev/null: \(Self.message(EBADF))")
         }
         let takeTerminal = handOverTerminal
+        let directory = job.workingDirectory == currentDirectory ? nil : job.workingDirectory
         var pid: pid_t = 0
         var status: Int32 = 0
         let thread = priorityThread(for: job.qualityOfService)
@@ -91,13 +77,16 @@ final class CommandSpawner {
             defer { arguments.free() }
             func spawnFromThisThread() -> Int32 {
                 path.withCString { path in
-                    job.workingDirectory.withCString { directory in
+                    func spawn(in directory: UnsafePointer<CChar>?) -> Int32 {
                         var request = cps_spawn_request(
                             path: path, arguments: arguments.pointer, environment: environment,
-                            directory: directory, standard_output: output.write, standard_error: error.write,
+                            directory: directory, standard_input: outputs == nil ? -1 : nullInput,
+                            standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
                             take_terminal: takeTerminal ? 1 : 0, reset_signals: resetSignals)
                         return cps_spawn(&request, &pid)
                     }
+                    guard let directory else { return spawn(in: nil) }
+                    return directory.withCString { spawn(in: $0) }
                 }
             }
             guard let thread else { return spawnFromThisThread() }
@@ -112,12 +101,9 @@ final class CommandSpawner {
             status = spawn(Self.shell, [Self.shell, "-c", command], shellEnvironment())
         }
         guard status == 0 else {
-            if output.read >= 0 { close(output.read) }
-            if error.read >= 0 { close(error.read) }
             return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
         }
-        return .spawned(
-            SpawnedCommand(pid: pid, standardOutput: output.read, standardError: error.read))
+        return .spawned(pid)
     }
 
     /// The thread to spawn from for a lowered priority; nil for the run loop's own thread.
@@ -129,15 +115,6 @@ final class CommandSpawner {
             idleInputOutput: qualityOfService == .background)
         priorityThreads[qualityOfService] = thread
         return thread
-    }
-
-    /// A pipe with both ends close-on-exec and the read end (ours) non-blocking; the child's end
-    /// stays blocking, as a program expects of its standard output.
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var ends: [Int32] = [-1, -1]
-        guard cps_pipe_cloexec(&ends) == 0 else { return nil }
-        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-        return (ends[0], ends[1])
     }
 
     /// The child reports a failed chdir and a failed exec alike, by errno; the directory is

@@ -18,26 +18,34 @@ extension ProcessRunner {
                     path: path, arguments: words, environment: directEnvironment.environmentBlock())
             }
         }
+        // The job's pipes, kept from one of its commands to the next (OutputPipes).
+        if !job.job.interactive && job.pipes == nil {
+            guard let pipes = outputPipes.acquire(for: job.slot, poller: poller) else {
+                let reason = String(cString: strerror(errno))
+                finish(job, termination: .exited(127), spawnFailure: "cannot create a pipe: \(reason)", events: &events)
+                return
+            }
+            job.pipes = pipes
+        }
         let outcome = spawner.spawn(
             command, of: job.job, direct: direct,
             shellEnvironment: { shellEnvironment.pointer(for: environment) },
+            outputs: job.pipes.flatMap { outputPipes[$0] }.map { ($0.output.write, $0.error.write) },
             handOverTerminal: handOver)
         switch outcome {
         case .failed(let message):
             finish(job, termination: .exited(127), spawnFailure: message, events: &events)
-        case .spawned(let command):
+        case .spawned(let pid):
             job.serial &+= 1
-            job.pid = command.pid
+            job.pid = pid
             job.ownsTerminal = handOver
-            job.standardOutput = command.standardOutput
-            job.standardError = command.standardError
-            let pidFD = cps_pidfd_open(command.pid)
+            let pidFD = cps_pidfd_open(pid)
             guard pidFD >= 0 else {
                 // Without a pidfd there is no way to learn of its exit here; undo the spawn.
                 let reason = String(cString: strerror(errno))
-                ProcessGroup.send(SIGKILL, to: command.pid)
+                ProcessGroup.send(SIGKILL, to: pid)
                 var status: Int32 = 0
-                while waitpid(command.pid, &status, 0) < 0 && errno == EINTR {}
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 finish(
                     job, termination: .exited(127),
                     spawnFailure: "cannot watch the process (pidfd_open needs Linux 5.3): \(reason)",
@@ -46,28 +54,22 @@ extension ProcessRunner {
             }
             job.pidFD = pidFD
             poller.add(pidFD, .leaderExit(slot: job.slot, serial: job.serial))
-            if command.standardOutput >= 0 {
-                poller.add(
-                    command.standardOutput,
-                    .output(slot: job.slot, serial: job.serial, .standardOutput))
-                poller.add(
-                    command.standardError,
-                    .output(slot: job.slot, serial: job.serial, .standardError))
-            }
             events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
         }
     }
 
     /// One read of one chunk (level-triggered epoll asks again while more is waiting), so a
     /// batch of events stays bounded however fast children write.
-    func readChunk(of job: RunningJob, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
-        let descriptor = stream == .standardOutput ? job.standardOutput : job.standardError
-        guard descriptor >= 0 else { return }
-        let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
-        if count > 0 {
+    func readChunk(of pipes: Int, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
+        guard let pair = outputPipes[pipes] else { return }
+        let count = read(pair.reading(stream), readBuffer.baseAddress, readBuffer.count)
+        guard count > 0 else { return }  // EAGAIN: another event of the batch drained it
+        if let slot = outputPipes.owner(of: pipes), let job = job(in: slot) {
             events.append(output(of: job, stream, count: count))
-        } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
-            closeOutput(of: job, stream)
+        } else {
+            // Written while no job holds the pair: by a process that left its task's group with
+            // the descriptor. Close the pair so it cannot write into a later task's output.
+            outputPipes.retire(pipes, poller: poller)
         }
     }
 
@@ -82,8 +84,10 @@ extension ProcessRunner {
         let termination = reaped > 0 ? Termination(waitStatus: status) : .exited(255)
         poller.removeAndClose(job.pidFD)
         job.pidFD = -1
-        drain(job, .standardOutput, events: &events)
-        drain(job, .standardError, events: &events)
+        if let pipes = job.pipes {
+            drain(pipes, of: job, .standardOutput, events: &events)
+            drain(pipes, of: job, .standardError, events: &events)
+        }
         if job.ownsTerminal {
             TerminalControl.takeTerminalBack()
             job.ownsTerminal = false
@@ -103,6 +107,11 @@ extension ProcessRunner {
             }
             return
         }
+        if watch != nil, let pipes = job.pipes {
+            // What is left of the group may still hold the pipes: they go with it.
+            outputPipes.retire(pipes, poller: poller)
+            job.pipes = nil
+        }
         if let watch {
             // A leftover (`sleep 60 &`, a daemon that kept the group): SIGTERM now, SIGKILL after
             // the grace period, whether or not the job goes on.
@@ -121,11 +130,10 @@ extension ProcessRunner {
         }
     }
 
-    /// Reads what is in the pipe now, up to `drainLimit`, then closes it. Stops at EAGAIN rather
-    /// than waiting for EOF: a grandchild may hold the pipe open for as long as it lives.
-    private func drain(_ job: RunningJob, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
-        let descriptor = stream == .standardOutput ? job.standardOutput : job.standardError
-        guard descriptor >= 0 else { return }
+    /// Reads what is in the pipe now, up to `drainLimit`: everything the command wrote before it
+    /// exited. Stops at EAGAIN; there is no end-of-file while opsrun holds the write end.
+    private func drain(_ pipes: Int, of job: RunningJob, _ stream: OutputStreamKind, events: inout [RunnerEvent]) {
+        guard let descriptor = outputPipes[pipes]?.reading(stream) else { return }
         var total = 0
         while total < Self.drainLimit {
             let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
@@ -138,23 +146,12 @@ extension ProcessRunner {
                 break
             }
         }
-        closeOutput(of: job, stream)
     }
 
     private func output(of job: RunningJob, _ stream: OutputStreamKind, count: Int)
         -> RunnerEvent
     {
         .output(jobID: job.job.id, stream, Array(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])))
-    }
-
-    private func closeOutput(of job: RunningJob, _ stream: OutputStreamKind) {
-        if stream == .standardOutput {
-            poller.removeAndClose(job.standardOutput)
-            job.standardOutput = -1
-        } else {
-            poller.removeAndClose(job.standardError)
-            job.standardError = -1
-        }
     }
 
     func finish(
@@ -171,12 +168,14 @@ extension ProcessRunner {
         events.append(.finished(jobID: job.job.id, result))
     }
 
+    /// Closes the job's pidfd and gives its pipes back: to the pool when its command has been
+    /// reaped and drained, else (a command still running, at shutdown) closed.
     func closeDescriptors(of job: RunningJob) {
-        for descriptor in [job.pidFD, job.standardOutput, job.standardError] where descriptor >= 0 {
-            poller.removeAndClose(descriptor)
+        if let pipes = job.pipes {
+            if job.pidFD >= 0 { outputPipes.retire(pipes, poller: poller) } else { outputPipes.release(pipes) }
+            job.pipes = nil
         }
+        if job.pidFD >= 0 { poller.removeAndClose(job.pidFD) }
         job.pidFD = -1
-        job.standardOutput = -1
-        job.standardError = -1
     }
 }

@@ -8,13 +8,14 @@ import Glibc
 /// nearest deadline (a job's timeout, a SIGKILL due after the grace period). No locks on this path.
 ///
 /// Each command is `/bin/sh -c <command>`, leader of its own process group, stdin `/dev/null`,
-/// stdout and stderr to pipes. When a command's shell exits, what it wrote is drained, and whatever
+/// stdout and stderr to pipes (a pair kept from command to command, `OutputPipes`). When a command's shell exits, what it wrote is drained, and whatever
 /// is left of its group (a `sleep 60 &`, a grandchild holding the pipe) gets SIGTERM, then SIGKILL
 /// after the grace period: nothing a task started outlives opsrun.
 public final class ProcessRunner: CommandRunner {
     let graceNanoseconds: UInt64
     let poller = EventPoller()
     let spawner = CommandSpawner()
+    let outputPipes = OutputPipes()
     /// Running jobs by slot (the slot is in every poll token); nil slots are free.
     var slots: [RunningJob?] = []
     var freeSlots: [Int] = []
@@ -117,6 +118,7 @@ public final class ProcessRunner: CommandRunner {
         }
         slots = []
         freeSlots = []
+        outputPipes.retireAll(poller: poller)
         spawner.stopThreads()
     }
 
@@ -124,9 +126,8 @@ public final class ProcessRunner: CommandRunner {
         switch token {
         case .signal:
             events.append(contentsOf: poller.takeSignals().map(RunnerEvent.signal))
-        case .output(let slot, let serial, let stream):
-            guard let job = job(in: slot), job.serial == serial else { return }
-            readChunk(of: job, stream, events: &events)
+        case .output(let pipes, let stream):
+            readChunk(of: pipes, stream, events: &events)
         case .leaderExit(let slot, let serial):
             guard let job = job(in: slot), job.serial == serial, job.pidFD >= 0 else { return }
             leaderExited(job, events: &events)
@@ -135,7 +136,7 @@ public final class ProcessRunner: CommandRunner {
         }
     }
 
-    private func job(in slot: Int) -> RunningJob? {
+    func job(in slot: Int) -> RunningJob? {
         slot < slots.count ? slots[slot] : nil
     }
 

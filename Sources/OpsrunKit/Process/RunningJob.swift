@@ -13,8 +13,8 @@ final class RunningJob {
     /// The current command's pid, which is also its process group id.
     var pid: pid_t = 0
     var pidFD: Int32 = -1
-    var standardOutput: Int32 = -1
-    var standardError: Int32 = -1
+    /// The `OutputPipes` pair its commands write to; nil for an interactive job, or once retired.
+    var pipes: Int?
     var ownsTerminal = false
 
     /// A terminated command's group, once its shell has exited: the job finishes when the group

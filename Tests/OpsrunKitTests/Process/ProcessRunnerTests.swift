@@ -121,6 +121,31 @@ import Testing
         #expect(masks.last.flatMap { $0.map { $0 & ~glibcInternal } } == 0)
     }
 
+    @Test func jobsOneAfterAnotherGetOnlyTheirOwnOutput() {
+        // The runner lends each job a pair of pipes from a pool; none may carry a byte of the last.
+        let driver = RunnerDriver()
+        for id in 1...40 {
+            // Every fifth job writes more than a pipe holds, so the drain at exit is exercised.
+            let bulk = id % 5 == 0 ? "; head -c 200000 /dev/zero | tr '\\0' x" : ""
+            let log = driver.runJob(makeJob(id, ["echo out\(id)\(bulk); echo err\(id) >&2", "echo again\(id)"]))
+            let expected = "out\(id)\n" + (bulk.isEmpty ? "" : String(repeating: "x", count: 200_000)) + "again\(id)\n"
+            #expect(log.outputText == expected, "job \(id)")
+            #expect(log.errorText == "err\(id)\n", "job \(id)")
+        }
+    }
+
+    @Test func aProcessThatLeftTheGroupAndWritesLaterNeverReachesTheNextJob() {
+        let driver = RunnerDriver()
+        // setsid: a new session and group, so nothing of job 1's group is left when it ends, but
+        // the escaped process keeps its pipes and writes to them after the job is done.
+        let first = driver.runJob(makeJob(1, ["setsid sh -c 'sleep 0.3; echo escaped; echo escaped >&2' & echo one"]))
+        #expect(first.outputText == "one\n")
+        usleep(600_000)
+        let second = driver.runJob(makeJob(2, ["echo two; echo two >&2"]))
+        #expect(second.outputText == "two\n")
+        #expect(second.errorText == "two\n")
+    }
+
     @Test func twoJobsWritingTwentyMegabytesOnEachStreamLoseNoByte() {
         let size = 20 * 1024 * 1024
         // 16-byte lines, so every byte's expected value follows from its offset.

@@ -71,6 +71,20 @@ import Testing
         #expect(waitUntilGone(leftover))
     }
 
+    @Test func aLeftoverStillWritingNeverReachesTheNextJobsOutput() {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let driver = RunnerDriver(graceMilliseconds: 60_000)
+        // The leftover ignores SIGTERM and outlives its command; its pipes must not be lent on.
+        let stubborn = "sh -c 'trap \"\" TERM; sleep 0.3; echo late; echo late >&2; sleep 60' &"
+        let first = driver.runJob(makeJob(1, ["\(stubborn) echo one"], directory: directory))
+        #expect(first.outputText == "one\n")
+        let second = driver.runJob(makeJob(2, ["sleep 0.8; echo two"], directory: directory))
+        #expect(second.outputText == "two\n")
+        #expect(second.errorText == "")
+        driver.runner.shutdown()
+    }
+
     @Test func shutdownKillsLeftoversThatIgnoreTerm() {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
