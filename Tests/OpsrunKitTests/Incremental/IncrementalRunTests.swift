@@ -169,7 +169,7 @@ import Testing
     /// sees its own files' stats, so exactly the edited one runs.
     @Test func prefetchedStatsOverManyChunksBelongToTheirOwnTasks() {
         let scratch = ScratchDirectory()
-        let count = 3 * StatPrefetch.chunkSize + 17
+        let count = 3 * StatPrefetch.tasksPerChunk + 17
         let specs = Self.compileTasks(count, in: scratch)
         let state = scratch.absolute(".opsrun")
         let first = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
