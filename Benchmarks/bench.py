@@ -24,7 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORK = os.path.join(HERE, "work")
 VENV_BIN = os.path.join(HERE, ".venv", "bin")
-TOOLS = ("make", "ninja", "task", "just", "opsrun", "floor")
+# floor-vfork is the floor with vfork and a bare child: a reference for how much below the floor
+# a spawner can go at all; the targets use `floor`.
+TOOLS = ("make", "ninja", "task", "just", "opsrun", "floor", "floor-vfork")
 # opsrun again, with its manifest cache (.opsrun/manifest.cache) removed before every run: the first
 # run after an edit. "opsrun" alone is every later run, which finds the cache.
 COLD = "opsrun-cold"
@@ -125,9 +127,11 @@ def compile_c(name):
 
 
 def version(tool, path):
-    arg = {"make": ["--version"], "opsrun": ["--version"], "floor": None}.get(tool, ["--version"])
-    if arg is None:
+    if tool == "floor":
         return "posix_spawnp + waitpid (cc -O2)"
+    if tool == "floor-vfork":
+        return "floor -v: vfork + execve + waitpid (cc -O2)"
+    arg = {"make": ["--version"], "opsrun": ["--version"]}.get(tool, ["--version"])
     try:
         out = subprocess.run([path] + arg, capture_output=True, text=True, timeout=10)
         text = (out.stdout or out.stderr).strip().splitlines()
@@ -145,11 +149,12 @@ def argv_for(tool, path, w):
                 "ninja": [path, "-n", "sink"],
                 "opsrun": [path, "-n", "sink"],
                 COLD: [path, "-n", "sink"]}[tool]
-    if tool == "floor":
+    if tool in ("floor", "floor-vfork"):
         jobs = "1" if w.shape == "chain" else j
+        bare = ["-v"] if tool == "floor-vfork" else []
         if w.cmd == "true":
-            return [path, "-j", jobs, str(w.n), "/bin/true"]
-        return [path, "-j", jobs, "-l", "commands.txt"]
+            return [path] + bare + ["-j", jobs, str(w.n), "/bin/true"]
+        return [path] + bare + ["-j", jobs, "-l", "commands.txt"]
     return {"make": [path, "-j", j, "-f", "Makefile", "sink"],
             "ninja": [path, "-j", j, "sink"],
             "task": [path, "--concurrency", j, "sink"],
@@ -456,7 +461,7 @@ def main(argv):
     for tool in wanted:
         if tool == "opsrun":
             path, why = build_opsrun(a.opsrun)
-        elif tool == "floor":
+        elif tool in ("floor", "floor-vfork"):
             path, why = compile_c("floor")
         else:
             path = find_tool(tool)

@@ -4,6 +4,9 @@
  *
  *   floor -j J N PROG [ARG ...]   run PROG ARG... N times
  *   floor -j J -l FILE            run each line of FILE, split on spaces, once
+ *   floor -v ...                  the same with vfork and a child that only calls execve: the least
+ *                                 any spawner can do (glibc's posix_spawn child also resets every
+ *                                 signal's disposition, one system call each)
  *
  * Exits 1 if any command failed or could not be started, 2 on a usage error.
  */
@@ -17,8 +20,25 @@
 
 extern char **environ;
 
+/* The program's path as execvp would find it, searched once per command in the parent (the vfork
+ * child must not search or allocate). */
+static char *resolve(const char *name) {
+    if (strchr(name, '/')) return strdup(name);
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/bin:/bin";
+    char *copy = strdup(path);
+    for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":")) {
+        char *candidate = malloc(strlen(dir) + strlen(name) + 2);
+        sprintf(candidate, "%s/%s", dir, name);
+        if (access(candidate, X_OK) == 0) { free(copy); return candidate; }
+        free(candidate);
+    }
+    free(copy);
+    return strdup(name);
+}
+
 static void usage(void) {
-    fprintf(stderr, "usage: floor -j J N PROG [ARG ...]\n       floor -j J -l FILE\n");
+    fprintf(stderr, "usage: floor [-v] -j J N PROG [ARG ...]\n       floor [-v] -j J -l FILE\n");
     exit(2);
 }
 
@@ -54,10 +74,12 @@ static size_t read_commands(const char *path, char ****out) {
 int main(int argc, char **argv) {
     long jobs = 1;
     const char *list = NULL;
+    int bare = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "+j:l:")) != -1) {
+    while ((opt = getopt(argc, argv, "+j:l:v")) != -1) {
         if (opt == 'j') jobs = strtol(optarg, NULL, 10);
         else if (opt == 'l') list = optarg;
+        else if (opt == 'v') bare = 1;
         else usage();
     }
     if (jobs < 1) usage();
@@ -73,6 +95,7 @@ int main(int argc, char **argv) {
         total = strtoul(argv[optind], NULL, 10);
         same = &argv[optind + 1];
     }
+    char *same_program = same && bare ? resolve(same[0]) : NULL;
 
     size_t started = 0, running = 0;
     int failures = 0;
@@ -80,7 +103,22 @@ int main(int argc, char **argv) {
         while (started < total && running < (size_t)jobs) {
             char **cmd = same ? same : cmds[started];
             pid_t pid;
-            int err = posix_spawnp(&pid, cmd[0], NULL, NULL, cmd, environ);
+            int err;
+            if (bare) {
+                char *program = same ? same_program : resolve(cmd[0]);
+                volatile int child_error = 0;
+                pid = vfork();
+                if (pid == 0) {
+                    execve(program, cmd, environ);
+                    child_error = errno;
+                    _exit(127);
+                }
+                err = pid < 0 ? errno : child_error;
+                if (!same) free(program);
+                if (err && pid > 0) waitpid(pid, NULL, 0);
+            } else {
+                err = posix_spawnp(&pid, cmd[0], NULL, NULL, cmd, environ);
+            }
             started++;
             if (err) {
                 fprintf(stderr, "floor: %s: %s\n", cmd[0], strerror(err));
