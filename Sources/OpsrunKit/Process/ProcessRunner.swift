@@ -62,10 +62,11 @@ public final class ProcessRunner: CommandRunner {
     public func waitForEvents() -> [RunnerEvent] {
         var events = pendingEvents
         pendingEvents = []
+        // Those of `start` (a command started, a spawn that failed) go out at once: polling too
+        // cost a system call per command and rarely found anything yet.
+        if !events.isEmpty { return events }
         repeat {
-            // With events in hand, only collect what is already ready; never block.
-            let timeout = events.isEmpty ? millisecondsUntilNextDeadline() : 0
-            for token in poller.wait(timeoutMilliseconds: timeout) {
+            for token in poller.wait(timeoutMilliseconds: millisecondsUntilNextDeadline()) {
                 handle(token, events: &events)
             }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
