@@ -96,6 +96,11 @@ extension ProcessRunner {
         // Checked just after the reap: a zombie leader would keep the group answering `kill`, and
         // the number cannot be reused by another group leader within these microseconds.
         let watch = watchGroup(job.pid)
+        if watch != nil, let pipes = job.pipes {
+            // What is left of the group may still hold the pipes: they go with it.
+            outputPipes.retire(pipes, poller: poller)
+            job.pipes = nil
+        }
         if job.isTerminating, let watch {
             watch.owner = job
             watch.ownerTermination = termination
@@ -106,11 +111,6 @@ extension ProcessRunner {
                 watch.killDeadline = job.killDeadline
             }
             return
-        }
-        if watch != nil, let pipes = job.pipes {
-            // What is left of the group may still hold the pipes: they go with it.
-            outputPipes.retire(pipes, poller: poller)
-            job.pipes = nil
         }
         if let watch {
             // A leftover (`sleep 60 &`, a daemon that kept the group): SIGTERM now, SIGKILL after

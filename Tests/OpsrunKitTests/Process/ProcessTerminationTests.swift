@@ -14,6 +14,17 @@ import Testing
         #expect(result.endNanoseconds - result.startNanoseconds < 10_000_000_000)
     }
 
+    @Test func aTimedOutJobsSurvivorWritesNothingIntoItsOutputOnceTheShellHasExited() {
+        let driver = RunnerDriver(graceMilliseconds: 1500)
+        // The member ignores SIGTERM and writes after its shell is gone. Its pipes were closed when
+        // the shell exited, as after any leftover, so the write is not the job's output (it gets
+        // EPIPE, and SIGPIPE ends it; otherwise the grace period's SIGKILL would).
+        let survivor = "sh -c 'trap \"\" TERM; sleep 0.6; echo late; sleep 60; true' &"
+        let log = driver.runJob(makeJob(["\(survivor) echo early; sleep 30"], timeoutMilliseconds: 300))
+        #expect(log.result?.timedOut == true)
+        #expect(log.outputText == "early\n")
+    }
+
     @Test func timeoutCoversTheWholeAttemptNotEachCommand() {
         let driver = RunnerDriver(graceMilliseconds: 1000)
         let log = driver.runJob(
