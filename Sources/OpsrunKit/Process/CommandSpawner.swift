@@ -27,8 +27,10 @@ final class CommandSpawner {
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
     /// Where directly-run programs are, remembered for the whole run.
     let locator = ProgramLocator()
-    /// Every non-interactive command's standard input, opened once rather than in each child.
+    /// Every non-interactive command's standard input, opened once rather than in each child;
+    /// -1 when that failed, with why in `nullInputError`.
     private let nullInput: Int32
+    private let nullInputError: Int32
     /// opsrun's own working directory: a command that runs there needs no chdir.
     private let currentDirectory = FileText.currentDirectory()
 
@@ -36,6 +38,7 @@ final class CommandSpawner {
         resetSignals = .allocate(capacity: 1)
         cps_non_default_signals(resetSignals)
         nullInput = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        nullInputError = nullInput < 0 ? errno : 0
     }
 
     deinit {
@@ -62,7 +65,7 @@ final class CommandSpawner {
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
         if outputs != nil && nullInput < 0 {
-            return .failed("cannot open /dev/null: \(Self.message(EBADF))")
+            return .failed("cannot open /dev/null: \(Self.message(nullInputError))")
         }
         let takeTerminal = handOverTerminal
         let directory = job.workingDirectory == currentDirectory ? nil : job.workingDirectory
