@@ -138,9 +138,9 @@ import Testing
         let driver = RunnerDriver()
         // setsid: a new session and group, so nothing of job 1's group is left when it ends, but
         // the escaped process keeps its pipes and writes to them after the job is done.
-        let first = driver.runJob(makeJob(1, ["setsid sh -c 'sleep 0.3; echo escaped; echo escaped >&2' & echo one"]))
+        let first = driver.runJob(makeJob(1, ["setsid sh -c 'sleep 0.2; echo escaped; echo escaped >&2' & echo one"]))
         #expect(first.outputText == "one\n")
-        usleep(600_000)
+        usleep(1_000_000)
         let second = driver.runJob(makeJob(2, ["echo two; echo two >&2"]))
         #expect(second.outputText == "two\n")
         #expect(second.errorText == "two\n")

@@ -15,11 +15,11 @@ import Testing
     }
 
     @Test func aTimedOutJobsSurvivorWritesNothingIntoItsOutputOnceTheShellHasExited() {
-        let driver = RunnerDriver(graceMilliseconds: 1500)
+        let driver = RunnerDriver(graceMilliseconds: 3000)
         // The member ignores SIGTERM and writes after its shell is gone. Its pipes were closed when
         // the shell exited, as after any leftover, so the write is not the job's output (it gets
         // EPIPE, and SIGPIPE ends it; otherwise the grace period's SIGKILL would).
-        let survivor = "sh -c 'trap \"\" TERM; sleep 0.6; echo late; sleep 60; true' &"
+        let survivor = "sh -c 'trap \"\" TERM; sleep 1; echo late; sleep 60; true' &"
         let log = driver.runJob(makeJob(["\(survivor) echo early; sleep 30"], timeoutMilliseconds: 300))
         #expect(log.result?.timedOut == true)
         #expect(log.outputText == "early\n")
