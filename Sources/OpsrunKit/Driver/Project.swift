@@ -34,11 +34,6 @@ public struct Project: Sendable {
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }
-        // Most of what a run allocates grows with the manifest: for a large one, huge pages spare
-        // the kernel thousands of page faults.
-        if text.utf8.count >= HugePageHeap.worthwhileManifestBytes {
-            HugePageHeap.reserve(bytes: text.utf8.count * 64)
-        }
         // A large manifest's parsed form may be cached (ManifestCache says when it can be trusted);
         // only a manifest that loaded without a diagnostic and has no cycle is ever stored.
         let cache = ManifestCache(source: source, text: text)
