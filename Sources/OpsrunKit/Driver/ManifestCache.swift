@@ -43,9 +43,10 @@ struct ManifestCache {
     /// Magic, versions and key: what a valid file starts with.
     let header: [UInt8]
 
-    /// The cache for `text`, read from `source`; `nil` when it is too small to be worth one.
-    init?(source: ManifestSource, text: String) {
-        let count = text.utf8.count
+    /// The cache for the manifest `bytes`, read from `source`; `nil` when it is too small to be
+    /// worth one.
+    init?(source: ManifestSource, bytes: [UInt8]) {
+        let count = bytes.count
         guard count >= Self.minimumManifestBytes else { return nil }
         directory = FileText.absolute(StateStore.directoryName, relativeTo: source.directory)
         var header = HeaderWriter()
@@ -56,7 +57,7 @@ struct ManifestCache {
         guard header.identity(of: "/proc/self/exe"), header.identity(of: YAMLDocument.libraryFile) else { return nil }
         header.text(source.displayName)
         header.text(source.directory)
-        header.bytes += Self.digest(text)
+        header.bytes += Self.digest(bytes)
         self.header = header.bytes
     }
 
@@ -106,11 +107,8 @@ struct ManifestCache {
         AtomicFile.write(file, to: path)
     }
 
-    static func digest(_ text: String) -> [UInt8] {
-        if let digest = text.utf8.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) {
-            return digest
-        }
-        return Array(text.utf8).withUnsafeBytes { digest($0) }
+    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { digest($0) }
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { Array(SHA256.hash(data: bytes)) }

@@ -2,10 +2,13 @@
 /// plan starts from.
 public struct Project: Sendable {
     public let source: ManifestSource
-    /// The manifest's text, for rendering diagnostics with their source line.
-    public let text: String
+    /// The manifest's bytes, UTF-8 (checked, or known to be from the cache's key).
+    private let bytes: [UInt8]
     public let manifest: Manifest
     public let graph: TaskGraph
+
+    /// The manifest's text, for rendering diagnostics with their source line.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Waits for the manifest cache being written, if any: call before the process exits.
     public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
@@ -28,18 +31,26 @@ public struct Project: Sendable {
 
     /// Loads the manifest `locate` found.
     public static func load(from source: ManifestSource) throws(ProjectError) -> Project {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try source.readText()
+            bytes = try source.readBytes()
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }
         // A large manifest's parsed form may be cached (ManifestCache says when it can be trusted);
-        // only a manifest that loaded without a diagnostic and has no cycle is ever stored.
-        let cache = ManifestCache(source: source, text: text)
+        // only a manifest that loaded without a diagnostic and has no cycle is ever stored. Its
+        // key holds the bytes' digest, so on a hit they are the UTF-8 they were when it was stored,
+        // and no String of them is made (for 10,000 tasks, a megabyte checked and copied).
+        let cache = ManifestCache(source: source, bytes: bytes)
         if let cached = cache?.load() {
             let graph = TaskGraph(manifest: cached.manifest, dependencyIDs: cached.dependencyIDs)
-            return Project(source: source, text: text, manifest: cached.manifest, graph: graph)
+            return Project(source: source, bytes: bytes, manifest: cached.manifest, graph: graph)
+        }
+        let text: String
+        do {
+            text = try source.text(of: bytes)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }
         let manifest: Manifest
         do {
@@ -51,7 +62,7 @@ public struct Project: Sendable {
         let cycles = CycleFinder.cycles(in: graph)
         if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
         cache?.storeInBackground(manifest, index: graph.index)
-        return Project(source: source, text: text, manifest: manifest, graph: graph)
+        return Project(source: source, bytes: bytes, manifest: manifest, graph: graph)
     }
 
     /// The ids of the tasks a run starts from: those named, or the manifest's `default`.

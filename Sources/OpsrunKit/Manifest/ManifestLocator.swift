@@ -21,9 +21,19 @@ public struct ManifestSource: Sendable, Equatable {
 
     /// The file's text; a diagnostic without location when it cannot be read or is not UTF-8.
     public func readText() throws(DiagnosticList) -> String {
+        try text(of: readBytes())
+    }
+
+    /// The file's bytes, unchecked.
+    public func readBytes() throws(DiagnosticList) -> [UInt8] {
         guard let bytes = FileText.readBytes(path) else {
             throw ManifestLocator.cannotRead(displayName, errno: errno)
         }
+        return bytes
+    }
+
+    /// `bytes` (as `readBytes` gave them) as text; an error unless they are UTF-8.
+    public func text(of bytes: [UInt8]) throws(DiagnosticList) -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DiagnosticList([Diagnostic(at: nil, file: displayName, "the manifest is not UTF-8 text")])
         }

@@ -34,7 +34,7 @@ import Testing
         var planted = parsed.manifest
         planted.tasks[5].description = "planted"
         let source = try ManifestLocator.locate(explicitFile: nil, workingDirectory: scratch.path)
-        try #require(ManifestCache(source: source, text: text)).store(planted, index: parsed.graph.index)
+        try #require(ManifestCache(source: source, bytes: Array(text.utf8))).store(planted, index: parsed.graph.index)
 
         let hit = try load()
         #expect(hit.manifest.tasks[5].description == "planted")
