@@ -23,14 +23,11 @@ let package = Package(
         // Static inline wrappers for syscalls and glibc spawn actions Swift cannot call directly;
         // only Process/ imports it.
         .target(name: "CProcessShims"),
-        // glibc's allocator knobs (mallopt) and madvise, for Support/HugePageHeap.swift.
-        .target(name: "CHeapShims"),
         .target(
             name: "OpsrunKit",
             dependencies: [
                 "CYAML",
                 "CProcessShims",
-                "CHeapShims",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

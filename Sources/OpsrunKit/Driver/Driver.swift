@@ -14,9 +14,6 @@ public enum Driver {
         defer { Project.finishBackgroundWork() }
         do {
             let source = try Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start)
-            // Most of what a run allocates grows with the manifest: for a large one, huge pages
-            // spare the kernel thousands of page faults.
-            HugePageHeap.reserve(forManifestAt: source.path)
             // A run or a plan reads the state too: open it meanwhile, on another thread.
             let state = invocation.action == .run || invocation.action == .dryRun
                 ? StatePreload(manifestDirectory: source.directory) : nil
