@@ -60,6 +60,7 @@ int cps_spawn(const struct cps_spawn_request *request, pid_t *pid) {
         }
         // Ours are all O_CLOEXEC; this also keeps out any descriptor other code left inheritable.
         syscall(SYS_close_range, 3, ~0U, 0);
+        if (request->descriptor_limit) setrlimit(RLIMIT_NOFILE, request->descriptor_limit);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -46,6 +46,29 @@ import Testing
         #expect(most == 2)
     }
 
+    @Test func fortyCommandsAtOnceRunUnderASoftLimitOfSixtyFourDescriptors() throws {
+        // Each running command takes five descriptors; opsrun raises its soft limit to the hard
+        // one when it runs out, and gives every command the limit it was started with.
+        var manifest = "default: all\ntasks:\n"
+        for i in 0..<40 { manifest += "  t\(i): sleep 0.3\n" }
+        manifest += "  all: { deps: [\((0..<40).map { "t\($0)" }.joined(separator: ", "))], run: ulimit -n }\n"
+        let project = try TemporaryProject(manifest)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "ulimit -Sn 64 && exec \"$0\" -j 40", OpsrunBinary.path]
+        shell.currentDirectoryURL = project.url
+        shell.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"]
+        let output = Pipe()
+        shell.standardOutput = output
+        shell.standardError = output
+        try shell.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "\(text)")
+        #expect(text.contains("41 succeeded"))
+        #expect(text.contains("all | 64"))
+    }
+
     @Test func namedQueueBoundsItsOwnTasks() throws {
         var manifest = "default: all\nqueues:\n  db: { max: 1 }\ntasks:\n"
         for i in 0..<3 { manifest += "  q\(i): { queue: db, run: echo start >> log; sleep 0.2; echo end >> log }\n" }

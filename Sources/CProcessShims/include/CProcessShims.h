@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -41,6 +42,8 @@ struct cps_spawn_request {
     int take_terminal;
     /// Dispositions to reset to the default before exec: those that are not (see below).
     const sigset_t *reset_signals;
+    /// The descriptor limit to give back before exec (opsrun raised its own); NULL to keep it.
+    const struct rlimit *descriptor_limit;
 };
 
 /// Starts `request` as the leader of a new process group, with an empty signal mask and every

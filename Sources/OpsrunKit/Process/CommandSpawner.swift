@@ -85,7 +85,8 @@ final class CommandSpawner {
                             path: path, arguments: arguments.pointer, environment: environment,
                             directory: directory, standard_input: outputs == nil ? -1 : nullInput,
                             standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
-                            take_terminal: takeTerminal ? 1 : 0, reset_signals: resetSignals)
+                            take_terminal: takeTerminal ? 1 : 0, reset_signals: resetSignals,
+                            descriptor_limit: FileDescriptorLimit.original)
                         return cps_spawn(&request, &pid)
                     }
                     guard let directory else { return spawn(in: nil) }

@@ -108,7 +108,9 @@ final class OutputPipes {
     /// standard output.
     private static func makePipe() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
-        guard cps_pipe_cloexec(&ends) == 0 else { return nil }
+        guard FileDescriptorLimit.retryingOnExhaustion({ cps_pipe_cloexec(&ends) == 0 ? true : nil }) != nil else {
+            return nil
+        }
         _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
         return (ends[0], ends[1])
     }

@@ -39,7 +39,10 @@ extension ProcessRunner {
             job.serial &+= 1
             job.pid = pid
             job.ownsTerminal = handOver
-            let pidFD = cps_pidfd_open(pid)
+            let pidFD = FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
+                let descriptor = cps_pidfd_open(pid)
+                return descriptor >= 0 ? descriptor : nil
+            } ?? -1
             guard pidFD >= 0 else {
                 // Without a pidfd there is no way to learn of its exit here; undo the spawn.
                 let reason = String(cString: strerror(errno))
