@@ -35,7 +35,7 @@ struct ManifestCache {
     static let minimumManifestBytes = 64 << 10
     static let magic = Array("OPSRUNMC".utf8)
     /// The cache's own layout; the payload's is `ManifestCodec.formatVersion`.
-    static let layoutVersion: UInt32 = 1
+    static let layoutVersion: UInt32 = 2
 
     /// `<manifest directory>/.opsrun`, shared with the state.
     let directory: String
@@ -49,14 +49,15 @@ struct ManifestCache {
         let count = bytes.count
         guard count >= Self.minimumManifestBytes else { return nil }
         directory = FileText.absolute(StateStore.directoryName, relativeTo: source.directory)
-        var header = HeaderWriter()
-        header.bytes = Self.magic
-        header.word32(Self.layoutVersion)
-        header.word32(ManifestCodec.formatVersion)
+        var header = ByteWriter(bytes: Self.magic)
+        header.uint32(Self.layoutVersion)
+        header.uint32(ManifestCodec.formatVersion)
         // Without the code's identity a cache could outlive the code that wrote it: no cache then.
-        guard header.identity(of: "/proc/self/exe"), header.identity(of: YAMLDocument.libraryFile) else { return nil }
-        header.text(source.displayName)
-        header.text(source.directory)
+        guard Self.identity(of: "/proc/self/exe", to: &header),
+            Self.identity(of: YAMLDocument.libraryFile, to: &header)
+        else { return nil }
+        header.string(source.displayName)
+        header.string(source.directory)
         header.bytes += Self.digest(bytes)
         self.header = header.bytes
     }
@@ -67,11 +68,10 @@ struct ManifestCache {
             bytes.starts(with: header)
         else { return nil }
         return bytes.withUnsafeBytes { raw -> (manifest: Manifest, dependencyIDs: [[Int]])? in
-            let lengthAt = header.count
-            var length: UInt64 = 0
-            for i in 0..<8 { length |= UInt64(raw[lengthAt + i]) << (8 * UInt64(i)) }
-            let checksum = raw[(lengthAt + 8)..<(lengthAt + 40)]
-            let payload = UnsafeRawBufferPointer(rebasing: raw[(lengthAt + 40)...])
+            var reader = ByteReader(raw, at: header.count)
+            guard let length = reader.uint64() else { return nil }
+            let checksum = raw[reader.index..<(reader.index + 32)]
+            let payload = UnsafeRawBufferPointer(rebasing: raw[(reader.index + 32)...])
             guard length == UInt64(payload.count), Self.digest(payload).elementsEqual(checksum) else { return nil }
             return ManifestCodec.decode(payload)
         }
@@ -94,17 +94,13 @@ struct ManifestCache {
     /// the cache only saves time, and a project in a read-only place still runs.
     func store(_ manifest: Manifest, index: [String: Int]) {
         let payload = ManifestCodec.encode(manifest, index: index)
-        var file = header
-        file.reserveCapacity(header.count + 40 + payload.count)
-        var length = UInt64(payload.count)
-        for _ in 0..<8 {
-            file.append(UInt8(truncatingIfNeeded: length))
-            length >>= 8
-        }
-        payload.withUnsafeBytes { file += Self.digest($0) }
-        file += payload
+        var file = ByteWriter(bytes: header)
+        file.bytes.reserveCapacity(header.count + 40 + payload.count)
+        file.uint64(UInt64(payload.count))
+        file.bytes += Self.digest(payload)
+        file.bytes += payload
         guard StateStore.makeDirectory(directory) else { return }
-        AtomicFile.write(file, to: path)
+        AtomicFile.write(file.bytes, to: path)
     }
 
     static func digest(_ bytes: [UInt8]) -> [UInt8] {
@@ -114,31 +110,17 @@ struct ManifestCache {
     static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
 }
 
-/// Builds the header's fixed-width little-endian fields.
-private struct HeaderWriter {
-    var bytes: [UInt8] = []
-
-    mutating func word32(_ value: UInt32) { word(UInt64(value), bytes: 4) }
-
-    mutating func word(_ value: UInt64, bytes count: Int = 8) {
-        for i in 0..<count { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
-
-    mutating func text(_ string: String) {
-        word32(UInt32(truncatingIfNeeded: string.utf8.count))
-        bytes += string.utf8
-    }
-
-    /// Device, inode, size, mtime and ctime of the file at `path` (following links); `false` when it
-    /// cannot be seen.
-    mutating func identity(of path: String?) -> Bool {
+extension ManifestCache {
+    /// Appends device, inode, size, mtime and ctime of the file at `path` (following links);
+    /// `false` when it cannot be seen.
+    fileprivate static func identity(of path: String?, to header: inout ByteWriter) -> Bool {
         var info = stat()
         guard let path, stat(path, &info) == 0 else { return false }
-        word(UInt64(info.st_dev))
-        word(UInt64(info.st_ino))
-        word(UInt64(info.st_size))
-        word(UInt64(bitPattern: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)))
-        word(UInt64(bitPattern: Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec)))
+        header.uint64(UInt64(info.st_dev))
+        header.uint64(UInt64(info.st_ino))
+        header.uint64(UInt64(info.st_size))
+        header.uint64(UInt64(bitPattern: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)))
+        header.uint64(UInt64(bitPattern: Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec)))
         return true
     }
 }

@@ -78,39 +78,13 @@ enum StateRecord: Hashable, Sendable {
     }
 }
 
-/// Appends little-endian integers, LEB128 varints, length-prefixed strings and digests.
-struct ByteWriter {
-    var bytes: [UInt8] = []
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func uint32(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7f) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
-
-    mutating func string(_ text: String) {
-        varint(UInt64(text.utf8.count))
-        bytes.append(contentsOf: text.utf8)
-    }
-
+/// The state's own values in the byte coding: digests, stats and file lists.
+extension ByteWriter {
     mutating func digest(_ digest: ContentDigest) {
         uint64(digest.w0)
         uint64(digest.w1)
         uint64(digest.w2)
         uint64(digest.w3)
-    }
-
-    mutating func uint64(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A file's stat: kind, then size, mtime, ctime and inode as varints. The ctime is written as
@@ -133,63 +107,7 @@ struct ByteWriter {
     }
 }
 
-/// Reads what `ByteWriter` wrote; every read returns `nil` rather than run past the end.
-struct ByteReader {
-    private let bytes: UnsafeRawBufferPointer
-    /// Where the next read starts.
-    private(set) var index = 0
-
-    /// Valid only while `bytes` is; reading starts at `index`.
-    init(_ bytes: UnsafeRawBufferPointer, at index: Int = 0) {
-        self.bytes = bytes
-        self.index = index
-    }
-
-    var isAtEnd: Bool { index == bytes.count }
-
-    mutating func byte() -> UInt8? {
-        guard index < bytes.count else { return nil }
-        defer { index += 1 }
-        return bytes[index]
-    }
-
-    mutating func varint() -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while let byte = byte() {
-            guard shift < 64 else { return nil }
-            value |= UInt64(byte & 0x7f) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
-        return nil
-    }
-
-    /// A count of items that each take at least one byte: never more than the bytes left.
-    mutating func count() -> Int? {
-        guard let value = varint(), value <= UInt64(bytes.count - index) else { return nil }
-        return Int(value)
-    }
-
-    mutating func string() -> String? {
-        guard let range = stringRange() else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
-
-    /// Where a length-prefixed string's bytes are, without making the string.
-    mutating func stringRange() -> Range<Int>? {
-        guard let length = count() else { return nil }
-        defer { index += length }
-        return index..<index + length
-    }
-
-    /// Skips `count` bytes, if there are that many.
-    mutating func skip(_ count: Int) -> Bool {
-        guard count >= 0, count <= bytes.count - index else { return false }
-        index += count
-        return true
-    }
-
+extension ByteReader {
     mutating func status() -> FileStatus? {
         guard let kind = byte().flatMap(FileStatus.Kind.init(rawValue:)), let size = varint(),
               let modified = varint(), let zigzag = varint(), let inode = varint() else { return nil }
@@ -200,13 +118,10 @@ struct ByteReader {
     }
 
     mutating func digest() -> ContentDigest? {
-        guard bytes.count - index >= 32 else { return nil }
-        defer { index += 32 }
-        return ContentDigest(w0: word(at: index), w1: word(at: index + 8), w2: word(at: index + 16), w3: word(at: index + 24))
-    }
-
-    private func word(at start: Int) -> UInt64 {
-        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        guard remaining >= 32, let w0 = uint64(), let w1 = uint64(), let w2 = uint64(), let w3 = uint64() else {
+            return nil
+        }
+        return ContentDigest(w0: w0, w1: w1, w2: w2, w3: w3)
     }
 
     mutating func files() -> [FileDigest]? {

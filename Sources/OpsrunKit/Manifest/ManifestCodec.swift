@@ -2,7 +2,8 @@
 /// that a manifest decoded from `.opsrun/manifest.cache` is indistinguishable from a parsed one and
 /// diagnostics later in the run still point at file, line and column.
 ///
-/// Integers are LEB128 varints (signed ones zigzag-encoded), strings a varint byte count then UTF-8.
+/// Written in the shared byte coding (`ByteWriter`): integers are LEB128 varints (signed ones
+/// zigzag-encoded), strings a varint byte count then UTF-8.
 /// A location is three varints: an index into a table of file names written once at the start (a
 /// manifest's locations all name the same file), the line and the column.
 ///
@@ -18,10 +19,10 @@ public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
     public static let formatVersion: UInt32 = 1
 
-    /// The encoding of `manifest`. `index` maps task names to ids (as `TaskGraph.index` does: the
-    /// first task of a repeated name); built here when not given.
+    /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
+    /// when not given.
     public static func encode(_ manifest: Manifest, index: [String: Int]? = nil) -> [UInt8] {
-        var writer = ManifestWriter(index: index ?? firstIDs(of: manifest.tasks))
+        var writer = ManifestWriter(index: index ?? TaskGraph.index(of: manifest.tasks))
         writer.write(manifest)
         return writer.finished()
     }
@@ -35,18 +36,11 @@ public enum ManifestCodec {
         var reader = ManifestReader(bytes)
         return try? reader.readManifest()
     }
-
-    static func firstIDs(of tasks: [TaskSpec]) -> [String: Int] {
-        var index: [String: Int] = [:]
-        index.reserveCapacity(tasks.count)
-        for id in tasks.indices where index[tasks[id].name] == nil { index[tasks[id].name] = id }
-        return index
-    }
 }
 
 /// Appends a manifest's fields in the order `ManifestReader` reads them.
 private struct ManifestWriter {
-    var bytes: [UInt8] = []
+    var writer = ByteWriter()
     let index: [String: Int]
     var files: [String: Int] = [:]
     var fileOrder: [String] = []
@@ -55,10 +49,10 @@ private struct ManifestWriter {
 
     /// The file table first, then the body that refers to it.
     mutating func finished() -> [UInt8] {
-        var head = ManifestWriter(index: [:])
-        head.int(fileOrder.count)
+        var head = ByteWriter()
+        head.varint(UInt64(fileOrder.count))
         for file in fileOrder { head.string(file) }
-        return head.bytes + bytes
+        return head.bytes + writer.bytes
     }
 
     mutating func write(_ m: Manifest) {
@@ -142,25 +136,13 @@ private struct ManifestWriter {
         write(&self, value)
     }
 
-    mutating func string(_ s: String) {
-        int(s.utf8.count)
-        bytes.append(contentsOf: s.utf8)
-    }
+    mutating func string(_ s: String) { writer.string(s) }
 
     /// Zigzag, so small negative numbers stay short: 0, -1, 1, -2 → 0, 1, 2, 3.
-    mutating func signed(_ value: Int) { unsigned(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63)))) }
+    mutating func signed(_ value: Int) { writer.varint(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63)))) }
 
     /// Only for values that cannot be negative (counts, lines, ids).
-    mutating func int(_ value: Int) { unsigned(UInt64(value)) }
-
-    mutating func unsigned(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
+    mutating func int(_ value: Int) { writer.varint(UInt64(value)) }
 }
 
 /// The encoding does not hold a manifest (truncated, damaged or from another layout).
@@ -168,11 +150,10 @@ private struct Malformed: Error {}
 
 /// Reads what `ManifestWriter` wrote, checking every bound.
 private struct ManifestReader {
-    let raw: UnsafeRawBufferPointer
-    var position = 0
+    var reader: ByteReader
     var files: [String] = []
 
-    init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+    init(_ raw: UnsafeRawBufferPointer) { reader = ByteReader(raw) }
 
     mutating func readManifest() throws(Malformed) -> (manifest: Manifest, dependencyIDs: [[Int]]) {
         let fileCount = try count()
@@ -194,7 +175,7 @@ private struct ManifestReader {
             // Fill in place: a finished `TaskSpec` appended would be copied on the way.
             dependencyIDs.append(try readTask(into: &m.tasks[m.tasks.count - 1]))
         }
-        guard position == raw.count else { throw Malformed() }
+        guard reader.isAtEnd else { throw Malformed() }
         try Self.resolveNames(of: &m.tasks, ids: dependencyIDs)
         return (m, dependencyIDs)
     }
@@ -283,42 +264,24 @@ private struct ManifestReader {
     }
 
     mutating func string() throws(Malformed) -> String {
-        let n = try int()
-        guard n <= raw.count - position else { throw Malformed() }
-        defer { position += n }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[position..<(position + n)]), as: UTF8.self)
+        guard let string = reader.string() else { throw Malformed() }
+        return string
     }
 
     /// A count of items still to read: each takes at least one byte, so a larger count is damage
     /// (and would otherwise reserve absurd capacity).
     mutating func count() throws(Malformed) -> Int {
-        let n = try int()
-        guard n <= raw.count - position else { throw Malformed() }
+        guard let n = reader.count() else { throw Malformed() }
         return n
     }
 
     mutating func signed() throws(Malformed) -> Int {
-        let z = try unsigned()
+        guard let z = reader.varint() else { throw Malformed() }
         return Int(Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
     }
 
     mutating func int() throws(Malformed) -> Int {
-        let v = try unsigned()
-        guard v <= UInt64(Int.max) else { throw Malformed() }
+        guard let v = reader.varint(), v <= UInt64(Int.max) else { throw Malformed() }
         return Int(v)
-    }
-
-    mutating func unsigned() throws(Malformed) -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while position < raw.count {
-            let byte = raw[position]
-            position += 1
-            guard shift < 64 else { throw Malformed() }
-            value |= UInt64(byte & 0x7f) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
-        throw Malformed()
     }
 }
