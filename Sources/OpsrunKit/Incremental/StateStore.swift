@@ -304,9 +304,7 @@ public final class StateStore {
         stats.merge(self.stats) { _, newer in newer }
         let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
         let bytes = StateLog.file(snapshot: payload)
-        let temporary = path + ".tmp"
-        guard writeDurably(temporary, bytes), rename(temporary, path) == 0 else {
-            unlink(temporary)
+        guard AtomicFile.write(bytes, to: path, durable: true) else {
             throw failed("cannot be written (\(FileSystem.lastErrorText()))")
         }
         syncDirectory()
@@ -363,14 +361,6 @@ public final class StateStore {
             .warning, at: nil, file: path,
             "in use by another opsrun; this run neither trusts nor records it (every task runs)"))
         return false
-    }
-
-    /// Writes `bytes` to a new file at `path` and fsyncs it.
-    private func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard file >= 0 else { return false }
-        defer { closeDescriptor(file) }
-        return FileText.writeAll(file, bytes) && fsync(file) == 0
     }
 
     private func syncDirectory() {
