@@ -28,12 +28,8 @@ public struct EnvironmentBuilder: Sendable {
     /// The names set by `NAME=VALUE` arguments.
     public var overrideNames: [String] { overrides.map(\.name) }
 
-    /// The complete environment of `taskName`'s commands, as `NAME=VALUE`.
-    public func environment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> [String] {
-        jobEnvironment(forTask: taskName, taskEnvironment: taskEnvironment).entries
-    }
-
-    /// The same, with the shared block shared rather than copied when the task adds no `env`.
+    /// The complete environment of `taskName`'s commands (`entries` as `NAME=VALUE`), with the
+    /// shared block shared rather than copied when the task adds no `env`.
     public func jobEnvironment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> JobEnvironment {
         if taskEnvironment.isEmpty { return JobEnvironment(shared: sharedBlock, taskName: taskName) }
         var values = variables(forTask: taskName, taskEnvironment: taskEnvironment)
