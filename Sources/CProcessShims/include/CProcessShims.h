@@ -44,12 +44,33 @@ struct cps_spawn_request {
     const sigset_t *reset_signals;
     /// The descriptor limit to give back before exec (opsrun raised its own); NULL to keep it.
     const struct rlimit *descriptor_limit;
+    /// Return only once the child has exec'd (or failed to), as vfork does; see `cps_spawn`.
+    int wait_for_exec;
 };
 
+/// Where one child runs between clone and exec, while it shares opsrun's memory: its own stack,
+/// its copy of the request, and the errno of what failed before exec. One per job slot, reused
+/// once the slot's previous child has been reaped.
+struct cps_launch;
+
+/// A launch with its stack mapped; NULL (errno set) when memory ran out.
+struct cps_launch *cps_launch_create(void);
+void cps_launch_destroy(struct cps_launch *launch);
+
+/// The errno of what failed in the launch's last child before exec (chdir, exec, ...), 0 when it
+/// exec'd. Read it once the child is reaped.
+int cps_launch_error(const struct cps_launch *launch);
+
 /// Starts `request` as the leader of a new process group, with an empty signal mask and every
-/// descriptor above 2 closed. Returns 0 and the pid, or the errno of what failed (fork, or in the
-/// child chdir, exec, ...; the failed child is reaped). Defined in CProcessShims.c.
-int cps_spawn(const struct cps_spawn_request *request, pid_t *pid);
+/// descriptor above 2 closed, and a pidfd for it in `*pidfd` (O_CLOEXEC) when `pidfd` is not NULL.
+///
+/// With `wait_for_exec`, returns once the child has exec'd: 0 and the pid, or the errno of what
+/// failed (clone, or in the child chdir, exec, ...; such a child is reaped). Otherwise it returns
+/// as soon as the child exists, while the child sets itself up and execs (the parent's thread
+/// does not wait, and the two run at once), so the request, everything it points to and the
+/// launch must stay as they are until the child is reaped; a failure before exec shows then as
+/// exit status 127 with `cps_launch_error` set. Defined in CProcessShims.c.
+int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd);
 
 /// The signals whose disposition is not the default now (ignored, or with a handler): the ones
 /// `cps_spawn` must reset in the child. Query once, after opsrun set its own.

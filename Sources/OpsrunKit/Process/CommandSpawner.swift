@@ -1,30 +1,39 @@
 import CProcessShims
 import Glibc
 
-/// The one place that starts processes (through `cps_spawn`, vfork and exec): `/bin/sh -c <command>`, or the program itself when the
-/// command has no shell syntax (`DirectCommand`), in a process group of its own.
+/// The one place that starts processes (through `cps_spawn`: clone and exec): `/bin/sh -c
+/// <command>`, or the program itself when the command has no shell syntax (`DirectCommand`), in a
+/// process group of its own.
+///
+/// A spawn returns as soon as the child exists; the child execs while opsrun goes on. So a child
+/// that cannot exec (a working directory that is gone, a program that is not one) is only known
+/// once it has exited: with status 127 and `failureBeforeExec(slot:)` set. An interactive command
+/// is the exception: its spawn waits for the exec, so the terminal is its before opsrun goes on.
 final class CommandSpawner {
     /// A command to exec without the shell: the program's path, the words (the first as written,
     /// which becomes `argv[0]` as with the shell), and the environment the shell would have passed.
     struct DirectProgram {
         var path: String
         var arguments: [String]
-        var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        var environment: [String]
     }
 
     enum Outcome {
-        /// The pid, which is also the process group.
-        case spawned(pid_t)
+        /// The pid, which is also the process group, and a pidfd for it; `directly` when the
+        /// program was started itself rather than through the shell.
+        case spawned(pid_t, pidFD: Int32, directly: Bool)
         /// Says why, for `JobResult.spawnFailure`.
         case failed(String)
     }
 
-    private static let shell = "/bin/sh"
+    static let shell = "/bin/sh"
     /// The dispositions each child resets before exec: those opsrun changed (it ignores SIGPIPE,
     /// and an ignored disposition would survive exec) or inherited changed (`nohup`), and any
     /// handler the Swift runtime installed. Every child starts with an empty signal mask.
     private let resetSignals: UnsafeMutablePointer<sigset_t>
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
+    /// What each job slot's child reads until it execs; made on the slot's first spawn.
+    private var launches: [ChildLaunch?] = []
     /// Where directly-run programs are, remembered for the whole run.
     let locator = ProgramLocator()
     /// Every non-interactive command's standard input, opened once rather than in each child;
@@ -41,6 +50,7 @@ final class CommandSpawner {
         nullInputError = nullInput < 0 ? errno : 0
     }
 
+    /// Only once every child it spawned has been reaped: they may read their launch until exec.
     deinit {
         stopThreads()
         resetSignals.deallocate()
@@ -54,60 +64,86 @@ final class CommandSpawner {
         priorityThreads = [:]
     }
 
-    /// Spawns `command` for `job`: `direct` when given, falling back to the shell if that exec
-    /// fails (the program went away since it was found, say). `outputs` become its standard output
-    /// and error (and /dev/null its input); nil for an interactive command, which keeps opsrun's.
-    /// With `handOverTerminal`, the child's group becomes the terminal's foreground group before
-    /// it runs.
+    /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped:
+    /// `direct` when given (for an interactive command, falling back to the shell if that exec
+    /// fails). `outputs` become its standard output and error (and /dev/null its input); nil for
+    /// an interactive command, which keeps opsrun's. With `handOverTerminal`, the child's group
+    /// becomes the terminal's foreground group before it runs.
     func spawn(
-        _ command: String, of job: CommandJob, direct: DirectProgram?,
-        shellEnvironment: () -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+        _ command: String, of job: CommandJob, slot: Int, direct: DirectProgram?,
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
         if outputs != nil && nullInput < 0 {
             return .failed("cannot open /dev/null: \(Self.message(nullInputError))")
         }
-        let takeTerminal = handOverTerminal
+        guard let launch = launch(for: slot) else {
+            return .failed("cannot start a process: \(Self.message(errno))")
+        }
+        let waitForExec = job.interactive || handOverTerminal
         let directory = job.workingDirectory == currentDirectory ? nil : job.workingDirectory
         var pid: pid_t = 0
-        var status: Int32 = 0
+        var pidFD: Int32 = -1
         let thread = priorityThread(for: job.qualityOfService)
         func spawn(
             _ path: String, _ words: [String],
             _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
         ) -> Int32 {
-            let arguments = CStringArray(words)
-            defer { arguments.free() }
-            func spawnFromThisThread() -> Int32 {
-                path.withCString { path in
-                    func spawn(in directory: UnsafePointer<CChar>?) -> Int32 {
-                        var request = cps_spawn_request(
-                            path: path, arguments: arguments.pointer, environment: environment,
-                            directory: directory, standard_input: outputs == nil ? -1 : nullInput,
-                            standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
-                            take_terminal: takeTerminal ? 1 : 0, reset_signals: resetSignals,
-                            descriptor_limit: FileDescriptorLimit.original)
-                        return cps_spawn(&request, &pid)
-                    }
-                    guard let directory else { return spawn(in: nil) }
-                    return directory.withCString { spawn(in: $0) }
+            launch.withCopies(path: path, arguments: words, directory: directory) { path, arguments, directory in
+                var request = cps_spawn_request(
+                    path: path, arguments: arguments, environment: environment,
+                    directory: directory, standard_input: outputs == nil ? -1 : nullInput,
+                    standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
+                    take_terminal: handOverTerminal ? 1 : 0, reset_signals: resetSignals,
+                    descriptor_limit: FileDescriptorLimit.original, wait_for_exec: waitForExec ? 1 : 0)
+                func spawnFromThisThread() -> Int32 {
+                    // The pidfd is a descriptor too: a clone that could not make it is retried.
+                    FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
+                        let status = cps_spawn(launch.record, &request, &pid, &pidFD)
+                        if status == EMFILE && launch.failureBeforeExec == 0 {
+                            errno = EMFILE
+                            return nil
+                        }
+                        return status
+                    } ?? EMFILE
                 }
+                guard let thread else { return spawnFromThisThread() }
+                var result: Int32 = 0
+                thread.run { result = spawnFromThisThread() }
+                return result
             }
-            guard let thread else { return spawnFromThisThread() }
-            var result: Int32 = 0
-            thread.run { result = spawnFromThisThread() }
-            return result
         }
+        var status: Int32 = 0
         if let direct {
-            status = spawn(direct.path, direct.arguments, direct.environment)
+            status = spawn(
+                direct.path, direct.arguments, launch.directEnvironment.pointer(for: direct.environment))
+            if status == 0 { return .spawned(pid, pidFD: pidFD, directly: true) }
         }
-        if direct == nil || status != 0 {
-            status = spawn(Self.shell, [Self.shell, "-c", command], shellEnvironment())
+        // Only a spawn that waits for the exec learns here that it failed: then try the shell.
+        if direct == nil || launch.failureBeforeExec != 0 {
+            status = spawn(
+                Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environment))
         }
         guard status == 0 else {
+            if launch.failureBeforeExec == 0 {
+                return .failed("cannot start a process: \(Self.message(status))")
+            }
             return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
         }
-        return .spawned(pid)
+        return .spawned(pid, pidFD: pidFD, directly: false)
+    }
+
+    /// The errno of what failed in the slot's last child before its exec, 0 when it exec'd. Valid
+    /// once that child is reaped, until the slot spawns again.
+    func failureBeforeExec(slot: Int) -> Int32 {
+        slot < launches.count ? launches[slot]?.failureBeforeExec ?? 0 : 0
+    }
+
+    private func launch(for slot: Int) -> ChildLaunch? {
+        if slot >= launches.count { launches += Array(repeating: nil, count: slot + 1 - launches.count) }
+        if let launch = launches[slot] { return launch }
+        let launch = ChildLaunch()
+        launches[slot] = launch
+        return launch
     }
 
     /// The thread to spawn from for a lowered priority; nil for the run loop's own thread.
@@ -123,7 +159,7 @@ final class CommandSpawner {
 
     /// The child reports a failed chdir and a failed exec alike, by errno; the directory is
     /// checked only now, on the failure path, so the common path pays nothing for the message.
-    private static func describeFailure(_ code: Int32, workingDirectory: String) -> String {
+    static func describeFailure(_ code: Int32, workingDirectory: String) -> String {
         var information = stat()
         if stat(workingDirectory, &information) != 0 {
             if errno == ENOENT || errno == ENOTDIR {

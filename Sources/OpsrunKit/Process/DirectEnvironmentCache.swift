@@ -10,11 +10,11 @@ final class DirectEnvironmentCache {
     private var workingDirectory: String?
     /// For each entry of `source`, its index in `entries`, or -1.
     private var positions: [Int] = []
-    private var entries: [String] = []
+    /// The direct environment for the environment last given to `update`.
+    private(set) var entries: [String] = []
     /// Indices where the new environment differs from `source`, reused from job to job.
     private var changed: [Int] = []
     private var pwds: [String: String] = [:]
-    private let block = EnvironmentBlock()
     /// The PATH directly-run programs are looked up in (the last one given).
     private(set) var searchPath: String?
 
@@ -27,11 +27,6 @@ final class DirectEnvironmentCache {
             return
         }
         rebuild(environment, workingDirectory: workingDirectory)
-    }
-
-    /// The `envp` for the environment last given to `update`, valid until the next call.
-    func environmentBlock() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-        block.pointer(for: entries)
     }
 
     /// Swaps in changed values of unchanged names; false (and nothing changed) for anything else.

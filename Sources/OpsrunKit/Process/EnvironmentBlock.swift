@@ -1,11 +1,12 @@
 import Glibc
 
-/// An `envp` for `posix_spawn`, kept from one spawn to the next and updated in place.
+/// An `envp` for a child, kept from one spawn to the next and updated in place.
 ///
 /// Every task's environment is the same shared block plus its own `OPSRUN_TASK` (SPEC §2), so
 /// from one job to the next only an entry or two differ: those are the only ones copied again.
-/// The comparison is cheap, as the unchanged entries share their storage. The block is only read
-/// while `posix_spawn` runs (it returns once the child has exec'd), so one block serves every job.
+/// The comparison is cheap, as the unchanged entries share their storage. A child reads its block
+/// until it execs, while opsrun goes on, so each job slot has its own (`ChildLaunch`), updated
+/// only once the slot's previous child has been reaped.
 final class EnvironmentBlock {
     /// The entries the C strings were made from.
     private var entries: [String] = []

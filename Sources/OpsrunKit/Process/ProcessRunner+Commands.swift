@@ -4,18 +4,19 @@ import Glibc
 /// A job's commands, one after the other: spawn, read, reap, and the end of the job.
 extension ProcessRunner {
     /// Spawns `job.commands[job.commandIndex]`; on failure the job finishes with `spawnFailure`.
-    func spawnCurrentCommand(of job: RunningJob, events: inout [RunnerEvent]) {
+    /// `throughShell` again after the program itself could not be exec'd, without a second
+    /// `.commandStarted`.
+    func spawnCurrentCommand(of job: RunningJob, throughShell: Bool = false, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
         let command = job.job.commands[job.commandIndex]
-        let environment = job.job.environment
         var direct: CommandSpawner.DirectProgram?
         // Interactive commands keep the shell: they are rare, and run alone anyway.
-        if !job.job.interactive, let words = DirectCommand.arguments(of: command) {
+        if !job.job.interactive && !throughShell, let words = DirectCommand.arguments(of: command) {
             directEnvironment.update(
-                environment: environment, workingDirectory: job.job.workingDirectory)
+                environment: job.job.environment, workingDirectory: job.job.workingDirectory)
             if let path = spawner.locator.locate(words[0], searchPath: directEnvironment.searchPath) {
                 direct = CommandSpawner.DirectProgram(
-                    path: path, arguments: words, environment: directEnvironment.environmentBlock())
+                    path: path, arguments: words, environment: directEnvironment.entries)
             }
         }
         // The job's pipes, kept from one of its commands to the next (OutputPipes).
@@ -28,36 +29,22 @@ extension ProcessRunner {
             job.pipes = pipes
         }
         let outcome = spawner.spawn(
-            command, of: job.job, direct: direct,
-            shellEnvironment: { shellEnvironment.pointer(for: environment) },
+            command, of: job.job, slot: job.slot, direct: direct,
             outputs: job.pipes.flatMap { outputPipes[$0] }.map { ($0.output.write, $0.error.write) },
             handOverTerminal: handOver)
         switch outcome {
         case .failed(let message):
             finish(job, termination: .exited(127), spawnFailure: message, events: &events)
-        case .spawned(let pid):
+        case .spawned(let pid, let pidFD, let directly):
             job.serial &+= 1
             job.pid = pid
-            job.ownsTerminal = handOver
-            let pidFD = FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
-                let descriptor = cps_pidfd_open(pid)
-                return descriptor >= 0 ? descriptor : nil
-            } ?? -1
-            guard pidFD >= 0 else {
-                // Without a pidfd there is no way to learn of its exit here; undo the spawn.
-                let reason = String(cString: strerror(errno))
-                ProcessGroup.send(SIGKILL, to: pid)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                finish(
-                    job, termination: .exited(127),
-                    spawnFailure: "cannot watch the process (pidfd_open needs Linux 5.3): \(reason)",
-                    events: &events)
-                return
-            }
             job.pidFD = pidFD
+            job.spawnedDirectly = directly
+            job.ownsTerminal = handOver
             poller.add(pidFD, .leaderExit(slot: job.slot, serial: job.serial))
-            events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
+            if !throughShell {
+                events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
+            }
         }
     }
 
@@ -85,6 +72,8 @@ extension ProcessRunner {
         if reaped == 0 { return }  // not waitable yet; the pidfd stays readable and says so again
         // ECHILD (someone else reaped it) leaves the status unknown: report it as a failure.
         let termination = reaped > 0 ? Termination(waitStatus: status) : .exited(255)
+        // Read now: the slot's next spawn (the shell, below) overwrites it.
+        let failureBeforeExec = reaped > 0 ? spawner.failureBeforeExec(slot: job.slot) : 0
         poller.removeAndClose(job.pidFD)
         job.pidFD = -1
         if let pipes = job.pipes {
@@ -123,6 +112,17 @@ extension ProcessRunner {
         }
         if job.isTerminating {
             finish(job, termination: termination, events: &events)
+            return
+        }
+        if failureBeforeExec != 0 {
+            if job.spawnedDirectly {
+                // The program went away since it was found, or is a script without `#!`: the
+                // shell runs such a file itself, so it gets the command as it would have.
+                spawnCurrentCommand(of: job, throughShell: true, events: &events)
+            } else {
+                let why = CommandSpawner.describeFailure(failureBeforeExec, workingDirectory: job.job.workingDirectory)
+                finish(job, termination: termination, spawnFailure: why, events: &events)
+            }
             return
         }
         if termination.succeeded && job.commandIndex + 1 < job.job.commands.count {

@@ -22,8 +22,6 @@ public final class ProcessRunner: CommandRunner {
     /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
     var watches: [GroupWatch?] = []
     var freeWatchSlots: [Int] = []
-    /// The environment blocks for `posix_spawn`, updated from job to job (only read while it runs).
-    let shellEnvironment = EnvironmentBlock()
     let directEnvironment = DirectEnvironmentCache()
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
@@ -96,7 +94,7 @@ public final class ProcessRunner: CommandRunner {
         guard !isShutDown else { return }
         isShutDown = true
         for case let job? in slots where job.pidFD >= 0 {
-            ProcessGroup.send(SIGKILL, to: job.pid)
+            ProcessGroup.send(SIGKILL, toGroupLedBy: job.pid)
             var status: Int32 = 0
             while waitpid(job.pid, &status, 0) < 0 && errno == EINTR {}
         }
@@ -147,14 +145,14 @@ public final class ProcessRunner: CommandRunner {
         if immediately {
             killGroup(of: job)
         } else {
-            ProcessGroup.send(SIGTERM, to: job.pid)
+            ProcessGroup.send(SIGTERM, toGroupLedBy: job.pid)
             job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
         }
     }
 
     private func killGroup(of job: RunningJob) {
         // The whole group: members that ignore SIGTERM must not outlive their shell.
-        ProcessGroup.send(SIGKILL, to: job.pid)
+        ProcessGroup.send(SIGKILL, toGroupLedBy: job.pid)
         job.killed = true
     }
 

@@ -13,6 +13,8 @@ final class RunningJob {
     /// The current command's pid, which is also its process group id.
     var pid: pid_t = 0
     var pidFD: Int32 = -1
+    /// Whether the current command's program was spawned itself, not through the shell.
+    var spawnedDirectly = false
     /// The `OutputPipes` pair its commands write to; nil for an interactive job, or once retired.
     var pipes: Int?
     var ownsTerminal = false

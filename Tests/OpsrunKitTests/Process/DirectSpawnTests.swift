@@ -66,5 +66,7 @@ import Testing
         let log = driver.runJob(makeJob([program]))
         #expect(log.outputText == "run by the shell\n")
         #expect(log.result?.succeeded == true)
+        // The retry through the shell is the same command: announced once.
+        #expect(log.commandsStarted == [0])
     }
 }

@@ -51,8 +51,7 @@ import Testing
         for (environment, directory) in jobs {
             cache.update(environment: environment, workingDirectory: directory)
             #expect(
-                strings(cache.environmentBlock())
-                    == DirectEnvironment.make(from: environment, workingDirectory: directory))
+                cache.entries == DirectEnvironment.make(from: environment, workingDirectory: directory))
             #expect(cache.searchPath == DirectEnvironment.searchPath(in: environment))
         }
     }

@@ -68,7 +68,8 @@ import Testing
         #expect(log.result?.termination == .exited(127))
         #expect(log.result?.commandIndex == 0)
         #expect(log.result?.succeeded == false)
-        #expect(log.commandsStarted == [])
+        // Announced when its process existed (as make echoes a command it then cannot run).
+        #expect(log.commandsStarted == [0])
         #expect(log.standardOutput.isEmpty)
     }
 
@@ -79,7 +80,7 @@ import Testing
         let log = driver.runJob(makeJob(["rmdir \"$PWD\"", "echo never"], directory: directory))
         #expect(log.result?.spawnFailure == "working directory '\(directory)' does not exist")
         #expect(log.result?.commandIndex == 1)
-        #expect(log.commandsStarted == [0])
+        #expect(log.commandsStarted == [0, 1])
     }
 
     @Test func standardInputIsDevNull() {

@@ -34,6 +34,20 @@ import Testing
         #expect(log.commandsStarted == [0, 1, 2])
     }
 
+    @Test func terminateRightAfterStartReachesACommandStillSettingUp() {
+        // `start` returns before the child has made its process group; SIGTERM sent then must
+        // still end it at once, not only after the grace period's SIGKILL.
+        let driver = RunnerDriver(graceMilliseconds: 60_000)
+        for id in 1...20 {
+            driver.start(makeJob(id, ["sleep 30"]))
+            driver.runner.terminateAll(immediately: false)
+            driver.run()
+            let result = driver.logs[id]?.result
+            #expect(result?.termination == Termination.signaled(SIGTERM))
+            #expect(result.map { $0.endNanoseconds - $0.startNanoseconds < 10_000_000_000 } == true)
+        }
+    }
+
     @Test func terminateAllKillsAGrandchildThatTrapsTerm() {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
