@@ -115,6 +115,7 @@ struct OpsrunCommand: ParsableCommand {
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
     static func main() {
         SignalHandling.blockTerminationSignals()
+        SignalHandling.blockChildExitSignal()
         KeptUntilExit.enable()
         do {
             var command = try parseAsRoot()

@@ -10,7 +10,9 @@ extension RunSession {
             recording: true,
             explain: invocation.explain ? { printer.note($0) } : nil,
             warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
-        let runner = ProcessRunner(graceMilliseconds: invocation.graceMilliseconds)
+        let runner = ProcessRunner(
+            graceMilliseconds: invocation.graceMilliseconds,
+            childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: printer, upToDate: gate)
         let report = engine.run()

@@ -19,8 +19,8 @@ final class CommandSpawner {
     }
 
     enum Outcome {
-        /// The pid, which is also the process group, and a pidfd for it; `directly` when the
-        /// program was started itself rather than through the shell.
+        /// The pid, which is also the process group, and a pidfd for it (-1 unless asked for);
+        /// `directly` when the program was started itself rather than through the shell.
         case spawned(pid_t, pidFD: Int32, directly: Bool)
         /// Says why, for `JobResult.spawnFailure`.
         case failed(String)
@@ -64,13 +64,14 @@ final class CommandSpawner {
         priorityThreads = [:]
     }
 
-    /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped:
+    /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped, with
+    /// a pidfd when `wantsPidFD`:
     /// `direct` when given (for an interactive command, falling back to the shell if that exec
     /// fails). `outputs` become its standard output and error (and /dev/null its input); nil for
     /// an interactive command, which keeps opsrun's. With `handOverTerminal`, the child's group
     /// becomes the terminal's foreground group before it runs.
     func spawn(
-        _ command: String, of job: CommandJob, slot: Int, direct: DirectProgram?,
+        _ command: String, of job: CommandJob, slot: Int, direct: DirectProgram?, wantsPidFD: Bool,
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
         if outputs != nil && nullInput < 0 {
@@ -98,7 +99,9 @@ final class CommandSpawner {
                 func spawnFromThisThread() -> Int32 {
                     // The pidfd is a descriptor too: a clone that could not make it is retried.
                     FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
-                        let status = cps_spawn(launch.record, &request, &pid, &pidFD)
+                        let status = wantsPidFD
+                            ? cps_spawn(launch.record, &request, &pid, &pidFD)
+                            : cps_spawn(launch.record, &request, &pid, nil)
                         if status == EMFILE && launch.failureBeforeExec == 0 {
                             errno = EMFILE
                             return nil

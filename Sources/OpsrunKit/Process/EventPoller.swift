@@ -1,24 +1,21 @@
 import CProcessShims
 import Glibc
 
-/// One epoll set over the children's pipes and pidfds, plus a signalfd for SIGINT and SIGTERM.
-///
-/// pidfds rather than SIGCHLD: a pidfd is one more descriptor in the same epoll set, says which
-/// child ended without a `waitpid` sweep, needs no process-wide signal mask for SIGCHLD (which a
-/// library cannot impose on threads it did not create), and never reaps a child some other code
-/// in the process spawned, as a `waitpid(-1)` on SIGCHLD could.
+/// One epoll set over the children's pipes and pidfds, plus a signalfd for SIGINT and SIGTERM,
+/// and SIGCHLD when child exits come that way (`ProcessRunner.ChildExitNotice`).
 final class EventPoller {
     private let epollFD: Int32
     private let signalFD: Int32
     private let tokens: UnsafeMutablePointer<UInt64>
     private static let capacity: Int32 = 64
 
-    init() {
+    init(childExitSignal: Bool) {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epollFD >= 0, "epoll_create1 failed: errno \(errno)")
         // The signalfd only ever sees signals that are blocked; when the CLI has not blocked them
         // (as in tests) it stays silent and they act as usual.
         var signals = SignalHandling.terminationSignals
+        if childExitSignal { sigaddset(&signals, SIGCHLD) }
         signalFD = signalfd(-1, &signals, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         precondition(signalFD >= 0, "signalfd failed: errno \(errno)")
         tokens = .allocate(capacity: Int(Self.capacity))

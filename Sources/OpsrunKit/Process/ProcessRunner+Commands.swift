@@ -29,7 +29,7 @@ extension ProcessRunner {
             job.pipes = pipes
         }
         let outcome = spawner.spawn(
-            command, of: job.job, slot: job.slot, direct: direct,
+            command, of: job.job, slot: job.slot, direct: direct, wantsPidFD: childExits == .pidfd,
             outputs: job.pipes.flatMap { outputPipes[$0] }.map { ($0.output.write, $0.error.write) },
             handOverTerminal: handOver)
         switch outcome {
@@ -38,10 +38,16 @@ extension ProcessRunner {
         case .spawned(let pid, let pidFD, let directly):
             job.serial &+= 1
             job.pid = pid
-            job.pidFD = pidFD
+            job.commandRunning = true
             job.spawnedDirectly = directly
             job.ownsTerminal = handOver
-            poller.add(pidFD, .leaderExit(slot: job.slot, serial: job.serial))
+            switch childExits {
+            case .pidfd:
+                job.pidFD = pidFD
+                poller.add(pidFD, .leaderExit(slot: job.slot, serial: job.serial))
+            case .signal:
+                leaders[pid] = job.slot
+            }
             if !throughShell {
                 events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
             }
@@ -63,19 +69,18 @@ extension ProcessRunner {
         }
     }
 
-    /// The command's shell ended: reap it, drain what it wrote, deal with what is left of its
-    /// group, and go on to the next command or finish.
-    func leaderExited(_ job: RunningJob, events: inout [RunnerEvent]) {
-        var status: Int32 = 0
-        var reaped: pid_t
-        repeat { reaped = waitpid(job.pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
-        if reaped == 0 { return }  // not waitable yet; the pidfd stays readable and says so again
-        // ECHILD (someone else reaped it) leaves the status unknown: report it as a failure.
-        let termination = reaped > 0 ? Termination(waitStatus: status) : .exited(255)
+    /// The command's shell was reaped, with `status` (nil: someone else reaped it): drain what it
+    /// wrote, deal with what is left of its group, and go on to the next command or finish.
+    func leaderExited(_ job: RunningJob, status: Int32?, events: inout [RunnerEvent]) {
+        // An unknown status is reported as a failure.
+        let termination = status.map(Termination.init(waitStatus:)) ?? .exited(255)
         // Read now: the slot's next spawn (the shell, below) overwrites it.
-        let failureBeforeExec = reaped > 0 ? spawner.failureBeforeExec(slot: job.slot) : 0
-        poller.removeAndClose(job.pidFD)
-        job.pidFD = -1
+        let failureBeforeExec = status != nil ? spawner.failureBeforeExec(slot: job.slot) : 0
+        job.commandRunning = false
+        if job.pidFD >= 0 {
+            poller.removeAndClose(job.pidFD)
+            job.pidFD = -1
+        }
         if let pipes = job.pipes {
             drain(pipes, of: job, .standardOutput, events: &events)
             drain(pipes, of: job, .standardError, events: &events)
@@ -175,10 +180,11 @@ extension ProcessRunner {
     /// reaped and drained, else (a command still running, at shutdown) closed.
     func closeDescriptors(of job: RunningJob) {
         if let pipes = job.pipes {
-            if job.pidFD >= 0 { outputPipes.retire(pipes, poller: poller) } else { outputPipes.release(pipes) }
+            if job.commandRunning { outputPipes.retire(pipes, poller: poller) } else { outputPipes.release(pipes) }
             job.pipes = nil
         }
         if job.pidFD >= 0 { poller.removeAndClose(job.pidFD) }
         job.pidFD = -1
+        if job.commandRunning && childExits == .signal { leaders[job.pid] = nil }
     }
 }

@@ -12,6 +12,9 @@ final class RunningJob {
     var serial: UInt32 = 0
     /// The current command's pid, which is also its process group id.
     var pid: pid_t = 0
+    /// From the spawn of a command until it is reaped.
+    var commandRunning = false
+    /// The running command's pidfd, when exits are watched that way; -1 otherwise.
     var pidFD: Int32 = -1
     /// Whether the current command's program was spawned itself, not through the shell.
     var spawnedDirectly = false
@@ -41,7 +44,7 @@ final class RunningJob {
 
     /// The earliest moment something must happen to this job's running command without any event.
     var nextDeadline: UInt64? {
-        guard pidFD >= 0 else { return nil }
+        guard commandRunning else { return nil }
         let timeout = isTerminating ? nil : timeoutDeadline
         let kill = killed ? nil : killDeadline
         return [timeout, kill].compactMap { $0 }.min()

@@ -14,6 +14,22 @@ public enum SignalHandling {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Blocks SIGCHLD in the calling thread (and so in every thread created after it), so child
+    /// exits queue up for a runner's signalfd (`ProcessRunner.ChildExitNotice.signal`).
+    ///
+    /// Call it first thing in `main`, before any thread exists: SIGCHLD's default is to be
+    /// discarded, so one taken by a thread that does not block it would be lost.
+    public static func blockChildExitSignal() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGCHLD)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        childExitSignalBlocked = true
+    }
+
+    /// Whether `blockChildExitSignal` was called.
+    nonisolated(unsafe) public private(set) static var childExitSignalBlocked = false
+
     /// SIGINT and SIGTERM: what the runner's signalfd listens for.
     static var terminationSignals: sigset_t {
         var signals = sigset_t()
