@@ -73,7 +73,16 @@ public struct JobEnvironment: Sendable, ExpressibleByArrayLiteral {
     /// The complete environment, as `NAME=VALUE`.
     public var entries: [String] {
         guard let taskName else { return shared }
-        return shared + ["OPSRUN_TASK=\(taskName)"]
+        return shared + [Self.taskEntry(taskName)]
+    }
+
+    static func taskEntry(_ taskName: String) -> String { "OPSRUN_TASK=" + taskName }
+
+    /// Whether two shared blocks are the same array (not merely equal): then jobs differ only in
+    /// their `taskName`, and their environments need not be compared entry by entry.
+    static func sameStorage(_ first: [String], _ second: [String]) -> Bool {
+        first.count == second.count
+            && first.withUnsafeBufferPointer { a in second.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } }
     }
 }
 

@@ -7,10 +7,10 @@ import Glibc
 ///
 /// A slot spawns again only once its previous child has been reaped, so rewriting this memory then
 /// can never change what a child is still reading. Kept from spawn to spawn: the text buffer grows
-/// and stays, and the environment blocks copy only the entries that changed (`OPSRUN_TASK`).
+/// and stays, and the environments copy only the entries that changed (`OPSRUN_TASK`).
 final class ChildLaunch {
     let record: OpaquePointer
-    let directEnvironment = EnvironmentBlock()
+    let directEnvironment = DirectEnvironmentCache()
     let shellEnvironment = EnvironmentBlock()
     /// `path`, `directory` and the words, each NUL-terminated, one after the other.
     private var text: UnsafeMutablePointer<CChar>

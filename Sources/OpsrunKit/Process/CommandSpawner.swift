@@ -10,14 +10,6 @@ import Glibc
 /// once it has exited: with status 127 and `failureBeforeExec(slot:)` set. An interactive command
 /// is the exception: its spawn waits for the exec, so the terminal is its before opsrun goes on.
 final class CommandSpawner {
-    /// A command to exec without the shell: the program's path, the words (the first as written,
-    /// which becomes `argv[0]` as with the shell), and the environment the shell would have passed.
-    struct DirectProgram {
-        var path: String
-        var arguments: [String]
-        var environment: [String]
-    }
-
     enum Outcome {
         /// The pid, which is also the process group, and a pidfd for it (-1 unless asked for);
         /// `directly` when the program was started itself rather than through the shell.
@@ -65,13 +57,13 @@ final class CommandSpawner {
     }
 
     /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped, with
-    /// a pidfd when `wantsPidFD`:
-    /// `direct` when given (for an interactive command, falling back to the shell if that exec
-    /// fails). `outputs` become its standard output and error (and /dev/null its input); nil for
+    /// a pidfd when `wantsPidFD`: the program itself when `directWords` (`DirectCommand`) are given
+    /// and it is found in the PATH the shell would search, else the shell (which, for a spawn that
+    /// waits for the exec, also takes over when the program's exec fails). `outputs` become its standard output and error (and /dev/null its input); nil for
     /// an interactive command, which keeps opsrun's. With `handOverTerminal`, the child's group
     /// becomes the terminal's foreground group before it runs.
     func spawn(
-        _ command: String, of job: CommandJob, slot: Int, direct: DirectProgram?, wantsPidFD: Bool,
+        _ command: String, of job: CommandJob, slot: Int, directWords: [String]?, wantsPidFD: Bool,
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
         if outputs != nil && nullInput < 0 {
@@ -116,15 +108,20 @@ final class CommandSpawner {
             }
         }
         var status: Int32 = 0
-        if let direct {
-            status = spawn(
-                direct.path, direct.arguments, launch.directEnvironment.pointer(for: direct.environment))
-            if status == 0 { return .spawned(pid, pidFD: pidFD, directly: true) }
+        var triedDirectly = false
+        if let directWords {
+            let environment = launch.directEnvironment
+            environment.update(environment: job.environmentParts, workingDirectory: job.workingDirectory)
+            if let path = locator.locate(directWords[0], searchPath: environment.searchPath) {
+                triedDirectly = true
+                status = spawn(path, directWords, environment.environmentBlock)
+                if status == 0 { return .spawned(pid, pidFD: pidFD, directly: true) }
+            }
         }
         // Only a spawn that waits for the exec learns here that it failed: then try the shell.
-        if direct == nil || launch.failureBeforeExec != 0 {
+        if !triedDirectly || launch.failureBeforeExec != 0 {
             status = spawn(
-                Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environment))
+                Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environmentParts))
         }
         guard status == 0 else {
             if launch.failureBeforeExec == 0 {

@@ -1,10 +1,13 @@
 /// The environment of a command run without the shell (`DirectEnvironment`), job after job,
 /// worked out again only where the job's environment differs from the previous one.
 ///
-/// Jobs' environments usually differ only in `OPSRUN_TASK`: an entry whose name is unchanged
-/// keeps its place in the result, so only its value is swapped in. A different working
+/// Jobs' environments usually differ only in `OPSRUN_TASK`: when the job's shared block is the
+/// very array of the previous job's (`JobEnvironment.sameStorage`) in the same directory, only
+/// that entry is swapped, in the entries and in the C block. Otherwise an entry whose name is
+/// unchanged keeps its place in the result, so only its value is swapped in; a different working
 /// directory, a different number of entries, a renamed entry or a changed `PWD` rebuild it all.
 /// The `PWD` the shell would set is worked out once per working directory and inherited `PWD`.
+/// One per job slot (`ChildLaunch`): its C block is what the slot's child reads until exec.
 final class DirectEnvironmentCache {
     private var source: [String] = []
     private var workingDirectory: String?
@@ -17,9 +20,40 @@ final class DirectEnvironmentCache {
     private var pwds: [String: String] = [:]
     /// The PATH directly-run programs are looked up in (the last one given).
     private(set) var searchPath: String?
+    private let block = EnvironmentBlock()
+    /// The job environment `source` was made from, when it came as a shared block and a task.
+    private var lastShared: [String]?
+    private var lastTaskName: String?
 
-    /// Makes the cache hold the direct environment for `environment` in `workingDirectory`.
-    func update(environment: [String], workingDirectory: String) {
+    /// Makes the cache hold the direct environment for `environment` in `workingDirectory`, and
+    /// `environmentBlock` its C form.
+    func update(environment: JobEnvironment, workingDirectory: String) {
+        if let taskName = environment.taskName, lastTaskName != nil, let lastShared,
+            workingDirectory == self.workingDirectory,
+            JobEnvironment.sameStorage(environment.shared, lastShared)
+        {
+            if taskName != lastTaskName {
+                let entry = JobEnvironment.taskEntry(taskName)
+                let index = lastShared.count
+                source[index] = entry
+                if positions[index] >= 0 {
+                    entries[positions[index]] = entry
+                    block.replace(at: positions[index], with: entry)
+                }
+                lastTaskName = taskName
+            }
+            return
+        }
+        update(entries: environment.entries, workingDirectory: workingDirectory)
+        block.pointer(for: entries)
+        lastShared = environment.shared
+        lastTaskName = environment.taskName
+    }
+
+    /// The `envp` of `entries`, valid until the next `update`.
+    var environmentBlock: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> { block.current }
+
+    private func update(entries environment: [String], workingDirectory: String) {
         if workingDirectory == self.workingDirectory, environment.count == source.count,
             applyChanges(environment)
         {

@@ -4,12 +4,17 @@ import Glibc
 ///
 /// Every task's environment is the same shared block plus its own `OPSRUN_TASK` (SPEC §2), so
 /// from one job to the next only an entry or two differ: those are the only ones copied again.
-/// The comparison is cheap, as the unchanged entries share their storage. A child reads its block
-/// until it execs, while opsrun goes on, so each job slot has its own (`ChildLaunch`), updated
-/// only once the slot's previous child has been reaped.
+/// When the job's shared block is the very array of the previous job (`JobEnvironment`), only
+/// `OPSRUN_TASK` is looked at; otherwise every entry is compared, which is cheap too, as unchanged
+/// entries share their storage. A child reads its block until it execs, while opsrun goes on, so
+/// each job slot has its own (`ChildLaunch`), updated only once the slot's previous child has been
+/// reaped.
 final class EnvironmentBlock {
     /// The entries the C strings were made from.
     private var entries: [String] = []
+    /// The job environment they were last made from, when they were (see `pointer(for:)`).
+    private var lastShared: [String]?
+    private var lastTaskName: String?
     private var strings: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     private var capacity: Int
 
@@ -24,8 +29,30 @@ final class EnvironmentBlock {
         strings.deallocate()
     }
 
+    /// The block as last made.
+    var current: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> { strings }
+
+    /// The NULL-terminated block for `environment.entries`, valid until the next call.
+    func pointer(for environment: JobEnvironment) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        if let taskName = environment.taskName, lastTaskName != nil, let lastShared,
+            JobEnvironment.sameStorage(environment.shared, lastShared)
+        {
+            if taskName != lastTaskName {
+                swapEntry(at: lastShared.count, with: JobEnvironment.taskEntry(taskName))
+                lastTaskName = taskName
+            }
+            return strings
+        }
+        let block = pointer(for: environment.entries)
+        lastShared = environment.shared
+        lastTaskName = environment.taskName
+        return block
+    }
+
     /// The NULL-terminated block for `newEntries`, valid until the next call.
+    @discardableResult
     func pointer(for newEntries: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        lastShared = nil
         if newEntries.count == entries.count {
             for index in newEntries.indices where newEntries[index] != entries[index] {
                 free(strings[index])
@@ -36,6 +63,20 @@ final class EnvironmentBlock {
         }
         entries = newEntries
         return strings
+    }
+
+    /// Swaps one entry, the caller knowing that no other changed; returns the block.
+    @discardableResult
+    func replace(at index: Int, with entry: String) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        lastShared = nil
+        swapEntry(at: index, with: entry)
+        return strings
+    }
+
+    private func swapEntry(at index: Int, with entry: String) {
+        entries[index] = entry
+        free(strings[index])
+        strings[index] = strdup(entry)
     }
 
     private func rebuild(_ newEntries: [String]) {

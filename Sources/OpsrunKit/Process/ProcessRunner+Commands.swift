@@ -9,16 +9,8 @@ extension ProcessRunner {
     func spawnCurrentCommand(of job: RunningJob, throughShell: Bool = false, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
         let command = job.job.commands[job.commandIndex]
-        var direct: CommandSpawner.DirectProgram?
         // Interactive commands keep the shell: they are rare, and run alone anyway.
-        if !job.job.interactive && !throughShell, let words = DirectCommand.arguments(of: command) {
-            directEnvironment.update(
-                environment: job.job.environment, workingDirectory: job.job.workingDirectory)
-            if let path = spawner.locator.locate(words[0], searchPath: directEnvironment.searchPath) {
-                direct = CommandSpawner.DirectProgram(
-                    path: path, arguments: words, environment: directEnvironment.entries)
-            }
-        }
+        let directWords = job.job.interactive || throughShell ? nil : DirectCommand.arguments(of: command)
         // The job's pipes, kept from one of its commands to the next (OutputPipes).
         if !job.job.interactive && job.pipes == nil {
             guard let pipes = outputPipes.acquire(for: job.slot, poller: poller) else {
@@ -29,7 +21,7 @@ extension ProcessRunner {
             job.pipes = pipes
         }
         let outcome = spawner.spawn(
-            command, of: job.job, slot: job.slot, direct: direct, wantsPidFD: childExits == .pidfd,
+            command, of: job.job, slot: job.slot, directWords: directWords, wantsPidFD: childExits == .pidfd,
             outputs: job.pipes.flatMap { outputPipes[$0] }.map { ($0.output.write, $0.error.write) },
             handOverTerminal: handOver)
         switch outcome {

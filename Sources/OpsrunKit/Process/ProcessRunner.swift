@@ -36,7 +36,6 @@ public final class ProcessRunner: CommandRunner {
     /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
     var watches: [GroupWatch?] = []
     var freeWatchSlots: [Int] = []
-    let directEnvironment = DirectEnvironmentCache()
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.

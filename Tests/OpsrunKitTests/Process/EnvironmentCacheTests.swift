@@ -27,6 +27,31 @@ import Testing
         }
     }
 
+    @Test func jobsSharingOneBlockDifferOnlyInTheirTask() {
+        // The same shared array job after job takes the fast path; anything else compares entries.
+        let shared = ["PATH=/bin", "OPSRUN_TASK=parent", "HOME=/root"]
+        let other = ["PATH=/usr/bin", "HOME=/root"]
+        let jobs: [(environment: JobEnvironment, directory: String)] = [
+            (JobEnvironment(shared: shared, taskName: "a"), "/tmp"),
+            (JobEnvironment(shared: shared, taskName: "b"), "/tmp"),
+            (JobEnvironment(shared: shared, taskName: "b"), "/tmp"),
+            (JobEnvironment(shared: other, taskName: "c"), "/tmp"),
+            (JobEnvironment(shared: shared, taskName: "d"), "/"),
+            (JobEnvironment(shared + ["OPSRUN_TASK=e"]), "/"),
+            (JobEnvironment(shared: shared, taskName: "f"), "/"),
+            (JobEnvironment(shared: Array(shared), taskName: "g"), "/"),
+        ]
+        let block = EnvironmentBlock()
+        let cache = DirectEnvironmentCache()
+        for (environment, directory) in jobs {
+            #expect(strings(block.pointer(for: environment)) == environment.entries)
+            cache.update(environment: environment, workingDirectory: directory)
+            #expect(
+                cache.entries == DirectEnvironment.make(from: environment.entries, workingDirectory: directory))
+            #expect(strings(cache.environmentBlock) == cache.entries)
+        }
+    }
+
     @Test func directEnvironmentFromJobToJobIsWhatTheShellPassesOn() {
         let first = makeTemporaryDirectory()
         let second = makeTemporaryDirectory()
@@ -49,7 +74,8 @@ import Testing
             (["OPSRUN_TASK=e"], second),
         ]
         for (environment, directory) in jobs {
-            cache.update(environment: environment, workingDirectory: directory)
+            cache.update(environment: JobEnvironment(environment), workingDirectory: directory)
+            #expect(strings(cache.environmentBlock) == cache.entries)
             #expect(
                 cache.entries == DirectEnvironment.make(from: environment, workingDirectory: directory))
             #expect(cache.searchPath == DirectEnvironment.searchPath(in: environment))
