@@ -46,6 +46,10 @@ struct cps_spawn_request {
     const struct rlimit *descriptor_limit;
     /// Return only once the child has exec'd (or failed to), as vfork does; see `cps_spawn`.
     int wait_for_exec;
+    /// Block every signal around the clone, so that no handler runs in the child (which shares
+    /// opsrun's memory) before it has reset the dispositions; needed only when some signal has a
+    /// handler (`cps_any_signal_handler`). The child starts with the calling thread's mask.
+    int block_signals;
 };
 
 /// Where one child runs between clone and exec, while it shares opsrun's memory: its own stack,
@@ -71,6 +75,9 @@ int cps_launch_error(const struct cps_launch *launch);
 /// launch must stay as they are until the child is reaped; a failure before exec shows then as
 /// exit status 127 with `cps_launch_error` set. Defined in CProcessShims.c.
 int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd);
+
+/// 1 when some signal has a handler now, else 0.
+int cps_any_signal_handler(void);
 
 /// The signals whose disposition is not the default now (ignored, or with a handler): the ones
 /// `cps_spawn` must reset in the child. Query once, after opsrun set its own.

@@ -36,14 +36,11 @@ final class ChildLaunch {
     /// The errno of what failed in the last child before its exec, 0 when it exec'd; once reaped.
     var failureBeforeExec: Int32 { cps_launch_error(record) }
 
-    /// Copies `path`, `arguments` and `directory` in, and calls `body` with the C pointers.
-    func withCopies<Result>(
-        path: String, arguments: [String], directory: String?,
-        _ body: (
-            _ path: UnsafePointer<CChar>, _ arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-            _ directory: UnsafePointer<CChar>?
-        ) -> Result
-    ) -> Result {
+    /// Copies `path`, `arguments` and `directory` in; the pointers stay valid until the next copy.
+    func copy(path: String, arguments: [String], directory: String?) -> (
+        path: UnsafePointer<CChar>, arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+        directory: UnsafePointer<CChar>?
+    ) {
         var needed = path.utf8.count + 1 + (directory.map { $0.utf8.count + 1 } ?? 0)
         for word in arguments { needed += word.utf8.count + 1 }
         if needed > textCapacity {
@@ -57,22 +54,23 @@ final class ChildLaunch {
             words = .allocate(capacity: wordsCapacity)
         }
         var offset = 0
-        func append(_ string: String) -> UnsafeMutablePointer<CChar> {
-            let start = text + offset
-            var string = string
-            string.withUTF8 { bytes in
-                if let base = bytes.baseAddress {
-                    UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count)
-                }
-                start[bytes.count] = 0
-                offset += bytes.count + 1
-            }
-            return start
-        }
-        let pathCopy = append(path)
-        let directoryCopy = directory.map(append)
-        for (index, word) in arguments.enumerated() { words[index] = append(word) }
+        let pathCopy = append(path, at: &offset)
+        let directoryCopy = directory.map { append($0, at: &offset) }
+        for (index, word) in arguments.enumerated() { words[index] = append(word, at: &offset) }
         words[arguments.count] = nil
-        return body(pathCopy, words, directoryCopy)
+        return (UnsafePointer(pathCopy), words, directoryCopy.map { UnsafePointer($0) })
+    }
+
+    private func append(_ string: String, at offset: inout Int) -> UnsafeMutablePointer<CChar> {
+        let start = text + offset
+        var string = string
+        string.withUTF8 { bytes in
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count)
+            }
+            start[bytes.count] = 0
+            offset += bytes.count + 1
+        }
+        return start
     }
 }

@@ -32,12 +32,17 @@ final class CommandSpawner {
     /// -1 when that failed, with why in `nullInputError`.
     private let nullInput: Int32
     private let nullInputError: Int32
+    /// Whether any signal has a handler: then no signal may be taken between clone and the child's
+    /// reset of its dispositions, and `cps_spawn` blocks them all around the clone. (opsrun itself
+    /// installs none; it reads its signals from a signalfd.)
+    private let handlersInstalled: Bool
     /// opsrun's own working directory: a command that runs there needs no chdir.
     private let currentDirectory = FileText.currentDirectory()
 
     init() {
         resetSignals = .allocate(capacity: 1)
         cps_non_default_signals(resetSignals)
+        handlersInstalled = cps_any_signal_handler() != 0
         nullInput = open("/dev/null", O_RDONLY | O_CLOEXEC)
         nullInputError = nullInput < 0 ? errno : 0
     }
@@ -72,40 +77,25 @@ final class CommandSpawner {
         guard let launch = launch(for: slot) else {
             return .failed("cannot start a process: \(Self.message(errno))")
         }
-        let waitForExec = job.interactive || handOverTerminal
         let directory = job.workingDirectory == currentDirectory ? nil : job.workingDirectory
         var pid: pid_t = 0
         var pidFD: Int32 = -1
-        let thread = priorityThread(for: job.qualityOfService)
         func spawn(
             _ path: String, _ words: [String],
             _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
         ) -> Int32 {
-            launch.withCopies(path: path, arguments: words, directory: directory) { path, arguments, directory in
-                var request = cps_spawn_request(
-                    path: path, arguments: arguments, environment: environment,
-                    directory: directory, standard_input: outputs == nil ? -1 : nullInput,
-                    standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
-                    take_terminal: handOverTerminal ? 1 : 0, reset_signals: resetSignals,
-                    descriptor_limit: FileDescriptorLimit.original, wait_for_exec: waitForExec ? 1 : 0)
-                func spawnFromThisThread() -> Int32 {
-                    // The pidfd is a descriptor too: a clone that could not make it is retried.
-                    FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
-                        let status = wantsPidFD
-                            ? cps_spawn(launch.record, &request, &pid, &pidFD)
-                            : cps_spawn(launch.record, &request, &pid, nil)
-                        if status == EMFILE && launch.failureBeforeExec == 0 {
-                            errno = EMFILE
-                            return nil
-                        }
-                        return status
-                    } ?? EMFILE
-                }
-                guard let thread else { return spawnFromThisThread() }
-                var result: Int32 = 0
-                thread.run { result = spawnFromThisThread() }
-                return result
-            }
+            let copies = launch.copy(path: path, arguments: words, directory: directory)
+            var request = cps_spawn_request(
+                path: copies.path, arguments: copies.arguments, environment: environment,
+                directory: copies.directory, standard_input: outputs == nil ? -1 : nullInput,
+                standard_output: outputs?.output ?? -1, standard_error: outputs?.error ?? -1,
+                take_terminal: handOverTerminal ? 1 : 0, reset_signals: resetSignals,
+                descriptor_limit: FileDescriptorLimit.original,
+                wait_for_exec: job.interactive || handOverTerminal ? 1 : 0,
+                block_signals: handlersInstalled ? 1 : 0)
+            return clone(
+                launch, &request, &pid, &pidFD, wantsPidFD: wantsPidFD,
+                on: priorityThread(for: job.qualityOfService))
         }
         var status: Int32 = 0
         var triedDirectly = false
@@ -130,6 +120,28 @@ final class CommandSpawner {
             return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
         }
         return .spawned(pid, pidFD: pidFD, directly: false)
+    }
+
+    /// `cps_spawn` (with a pidfd when `wantsPidFD`), from the priority thread when given; a clone that could not make its pidfd (a
+    /// descriptor too) is retried once the descriptor limit is raised.
+    private func clone(
+        _ launch: ChildLaunch, _ request: UnsafePointer<cps_spawn_request>, _ pid: UnsafeMutablePointer<pid_t>,
+        _ pidFD: UnsafeMutablePointer<Int32>, wantsPidFD: Bool, on thread: PrioritySpawnerThread?
+    ) -> Int32 {
+        func spawnFromThisThread() -> Int32 {
+            FileDescriptorLimit.retryingOnExhaustion { () -> Int32? in
+                let status = cps_spawn(launch.record, request, pid, wantsPidFD ? pidFD : nil)
+                if status == EMFILE && launch.failureBeforeExec == 0 {
+                    errno = EMFILE
+                    return nil
+                }
+                return status
+            } ?? EMFILE
+        }
+        guard let thread else { return spawnFromThisThread() }
+        var status: Int32 = 0
+        thread.run { status = spawnFromThisThread() }
+        return status
     }
 
     /// The errno of what failed in the slot's last child before its exec, 0 when it exec'd. Valid
