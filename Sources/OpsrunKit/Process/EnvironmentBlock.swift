@@ -56,7 +56,7 @@ final class EnvironmentBlock {
         if newEntries.count == entries.count {
             for index in newEntries.indices where newEntries[index] != entries[index] {
                 free(strings[index])
-                strings[index] = strdup(newEntries[index])
+                strings[index] = newEntries[index].withCString { strdup($0) }
             }
         } else {
             rebuild(newEntries)
@@ -76,7 +76,7 @@ final class EnvironmentBlock {
     private func swapEntry(at index: Int, with entry: String) {
         entries[index] = entry
         free(strings[index])
-        strings[index] = strdup(entry)
+        strings[index] = entry.withCString { strdup($0) }
     }
 
     private func rebuild(_ newEntries: [String]) {
@@ -86,7 +86,7 @@ final class EnvironmentBlock {
             capacity = newEntries.count
             strings = .allocate(capacity: capacity + 1)
         }
-        for (index, entry) in newEntries.enumerated() { strings[index] = strdup(entry) }
+        for (index, entry) in newEntries.enumerated() { strings[index] = entry.withCString { strdup($0) } }
         strings[newEntries.count] = nil
     }
 }

@@ -41,19 +41,17 @@ final class EventPoller {
         close(descriptor)
     }
 
-    /// Blocks up to `timeoutMilliseconds` (-1: no limit) and returns what became ready.
-    func wait(timeoutMilliseconds: Int32) -> [PollToken] {
+    /// Blocks up to `timeoutMilliseconds` (-1: no limit) and calls `body` with each thing that
+    /// became ready, in order; none after a timeout or EINTR.
+    func wait(timeoutMilliseconds: Int32, _ body: (PollToken) -> Void) {
         let count = cps_epoll_wait(epollFD, tokens, Self.capacity, timeoutMilliseconds)
-        guard count > 0 else { return [] }  // a timeout, or EINTR
-        return (0..<Int(count)).map { PollToken(rawValue: tokens[$0]) }
+        for index in 0..<Int(max(count, 0)) { body(PollToken(rawValue: tokens[index])) }
     }
 
-    /// The signals queued on the signalfd, oldest first.
-    func takeSignals() -> [Int32] {
-        var signals: [Int32] = []
+    /// Calls `body` with each signal queued on the signalfd, oldest first.
+    func takeSignals(_ body: (Int32) -> Void) {
         while case let signal = cps_signalfd_read(signalFD), signal > 0 {
-            signals.append(signal)
+            body(signal)
         }
-        return signals
     }
 }

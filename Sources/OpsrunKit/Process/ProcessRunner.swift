@@ -79,7 +79,7 @@ public final class ProcessRunner: CommandRunner {
         // cost a system call per command and rarely found anything yet.
         if !events.isEmpty { return events }
         repeat {
-            for token in poller.wait(timeoutMilliseconds: millisecondsUntilNextDeadline()) {
+            poller.wait(timeoutMilliseconds: millisecondsUntilNextDeadline()) { token in
                 handle(token, events: &events)
             }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
@@ -139,7 +139,7 @@ public final class ProcessRunner: CommandRunner {
     private func handle(_ token: PollToken, events: inout [RunnerEvent]) {
         switch token {
         case .signal:
-            for signal in poller.takeSignals() {
+            poller.takeSignals { signal in
                 if signal == SIGCHLD {
                     reapExitedCommands(events: &events)
                 } else {

@@ -47,6 +47,8 @@ final class RunningJob {
         guard commandRunning else { return nil }
         let timeout = isTerminating ? nil : timeoutDeadline
         let kill = killed ? nil : killDeadline
-        return [timeout, kill].compactMap { $0 }.min()
+        guard let timeout else { return kill }
+        guard let kill else { return timeout }
+        return min(timeout, kill)
     }
 }

@@ -47,7 +47,8 @@ final class Console {
     }
 
     func write(_ text: String, to stream: OutputStreamKind = .standardOutput) {
-        write(Array(text.utf8), to: stream)
+        var text = text
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: stream) }
     }
 
     /// Whether `showStatus` would draw anything now.
