@@ -26,6 +26,20 @@ import Testing
             """)
     }
 
+    @Test func aStartLineIsOutBeforeTheRunWaitsForTheTask() throws {
+        // opsrun holds its lines until it waits: the task sees its own start line in opsrun's
+        // standard output (a file here) while it runs, or it times out.
+        let waiting = try TemporaryProject("""
+            tasks:
+              waits:
+                run: until grep -q '▶ waits' /proc/$PPID/fd/1; do sleep 0.05; done
+                timeout: 10s
+            """)
+        let result = try waiting.run("waits")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("✓ waits"))
+    }
+
     @Test func groupedPrintsATasksOutputInOneBlockUnderItsResult() throws {
         let result = try project.run("ok", "--output", "grouped")
         #expect(result.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").contains("── ok ── ok Ns\none\ntwo"))

@@ -68,6 +68,7 @@ public final class OperationEngine {
         while true {
             startReadyOperations()
             if executingCount == 0 { break }
+            observer.runWillWait()
             for event in runner.waitForEvents() { handle(event) }
         }
         return endRun()

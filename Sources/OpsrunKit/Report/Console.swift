@@ -4,6 +4,11 @@
 /// Every write goes through here, so the status line is cleared (`\r\e[K`) before anything else is
 /// printed and drawn again only when the cursor is at the start of a line (interleaved output may
 /// leave a line half written; drawing then would erase it).
+///
+/// When `buffered`, writes are held until `flush()`, which the printer calls before the run loop
+/// waits (and at the end): one `write(2)` for a batch of start and end lines rather than one per
+/// line. Order across the two streams is kept: a write to one stream first flushes what the other
+/// holds.
 final class Console {
     private let standardOutput: any OutputSink
     private let standardError: any OutputSink
@@ -15,6 +20,11 @@ final class Console {
     var statusSuspended = false {
         didSet { if statusSuspended { clearStatus() } }
     }
+    private let buffered: Bool
+    private var held: [UInt8] = []
+    private var heldStream = OutputStreamKind.standardOutput
+    /// Held beyond this, a batch is written out at once.
+    private static let holdLimit = 64 * 1024
     private var statusShown = false
     private var statusText = ""
     /// Whether everything written so far ends with a newline.
@@ -24,8 +34,9 @@ final class Console {
 
     init(
         standardOutput: any OutputSink, standardError: any OutputSink, width: Int,
-        hasStatusLine: Bool
+        hasStatusLine: Bool, buffered: Bool = false
     ) {
+        self.buffered = buffered
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.width = width
@@ -33,17 +44,37 @@ final class Console {
     }
 
     func write(_ bytes: [UInt8], to stream: OutputStreamKind) {
-        guard let last = bytes.last else { return }
-        clearStatus()
-        sink(stream).write(bytes)
-        atLineStart = last == UInt8(ascii: "\n")
+        bytes.withUnsafeBytes { write($0, to: stream) }
     }
 
     func write(_ buffer: UnsafeRawBufferPointer, to stream: OutputStreamKind) {
         guard buffer.count > 0 else { return }
         clearStatus()
-        sink(stream).write(buffer)
+        emit(buffer, to: stream)
         atLineStart = buffer[buffer.count - 1] == UInt8(ascii: "\n")
+    }
+
+    /// Writes out what is held.
+    func flush() {
+        guard !held.isEmpty else { return }
+        held.withUnsafeBytes { sink(heldStream).write($0) }
+        held.removeAll(keepingCapacity: true)
+    }
+
+    private func emit(_ buffer: UnsafeRawBufferPointer, to stream: OutputStreamKind) {
+        guard buffered else {
+            sink(stream).write(buffer)
+            return
+        }
+        if stream != heldStream { flush() }
+        heldStream = stream
+        held.append(contentsOf: buffer)
+        if held.count >= Self.holdLimit { flush() }
+    }
+
+    private func emit(_ text: String, to stream: OutputStreamKind) {
+        var text = text
+        text.withUTF8 { emit(UnsafeRawBufferPointer($0), to: stream) }
     }
 
     func write(_ text: String, to stream: OutputStreamKind = .standardOutput) {
@@ -59,14 +90,14 @@ final class Console {
         guard canShowStatus else { return }
         let fitted = Self.fit(text, width: width)
         guard !statusShown || fitted != statusText else { return }
-        standardOutput.write((statusShown ? Self.clearLine : "") + fitted)
+        emit((statusShown ? Self.clearLine : "") + fitted, to: .standardOutput)
         statusShown = true
         statusText = fitted
     }
 
     func clearStatus() {
         guard statusShown else { return }
-        standardOutput.write(Self.clearLine)
+        emit(Self.clearLine, to: .standardOutput)
         statusShown = false
     }
 

@@ -80,16 +80,21 @@ public final class RunPrinter: RunObserver {
         if options.terminalWidth == nil && options.isTerminal {
             options.terminalWidth = TerminalSize.columns(of: standardOutput.fileDescriptor)
         }
-        self.init(specs: specs, options: options, sinks: (standardOutput, standardError))
+        self.init(
+            specs: specs, options: options, sinks: (standardOutput, standardError), buffered: true)
     }
 
-    init(specs: [OperationSpec], options: Options, sinks: (any OutputSink, any OutputSink)) {
+    /// With `buffered`, lines are held until the run loop waits (`Console`).
+    init(
+        specs: [OperationSpec], options: Options, sinks: (any OutputSink, any OutputSink),
+        buffered: Bool = false
+    ) {
         self.specs = specs
         self.options = options
         let quiet = options.verbosity == .quiet
         let console = Console(
             standardOutput: sinks.0, standardError: sinks.1, width: options.terminalWidth ?? 80,
-            hasStatusLine: options.isTerminal && !quiet)
+            hasStatusLine: options.isTerminal && !quiet, buffered: buffered)
         self.console = console
         let names = specs.map(\.name)
         if quiet {
@@ -162,12 +167,17 @@ public final class RunPrinter: RunObserver {
         showStatus()
     }
 
+    public func runWillWait() {
+        console.flush()
+    }
+
     /// Prints what is still held (partial lines of tasks that never ended) and clears the status line.
     public func finish() {
         for index in running {
             renderer.attemptEnded(index)
         }
         console.clearStatus()
+        console.flush()
     }
 
     /// The status line's text: `[2/5] running: a, b` (ended tasks of all tasks, groups included).
@@ -192,6 +202,8 @@ public final class RunPrinter: RunObserver {
             console.write(style.dim("▶") + " \(specs[index].name)\n")
         }
         showStatus()
+        // The task is about to write to the terminal itself: what opsrun printed goes first.
+        if specs[index].interactive { console.flush() }
     }
 
     private func retrying(_ index: Int, nextAttempt: Int, previous: JobResult) {
