@@ -28,7 +28,10 @@ enum DirectCommand {
         if let wordStart = start {
             words.append(String(command[wordStart..<utf8.endIndex]))
         }
-        guard let first = words.first, !shellWords.contains(first) else { return nil }
+        // A name with a slash is never a keyword or builtin: the shell execs it as a path.
+        guard let first = words.first,
+            first.utf8.contains(UInt8(ascii: "/")) || !shellWords.contains(first)
+        else { return nil }
         return words
     }
 

@@ -13,8 +13,9 @@ final class DirectEnvironmentCache {
     private var workingDirectory: String?
     /// For each entry of `source`, its index in `entries`, or -1.
     private var positions: [Int] = []
-    /// The direct environment for the environment last given to `update`.
-    private(set) var entries: [String] = []
+    /// The direct environment for the environment last given to `update` (kept by the block
+    /// alone: a second reference would make every swap copy the array).
+    var entries: [String] { block.entries }
     /// Indices where the new environment differs from `source`, reused from job to job.
     private var changed: [Int] = []
     private var pwds: [String: String] = [:]
@@ -36,16 +37,12 @@ final class DirectEnvironmentCache {
                 let entry = JobEnvironment.taskEntry(taskName)
                 let index = lastShared.count
                 source[index] = entry
-                if positions[index] >= 0 {
-                    entries[positions[index]] = entry
-                    block.replace(at: positions[index], with: entry)
-                }
+                if positions[index] >= 0 { block.replace(at: positions[index], with: entry) }
                 lastTaskName = taskName
             }
             return
         }
         update(entries: environment.entries, workingDirectory: workingDirectory)
-        block.pointer(for: entries)
         lastShared = environment.shared
         lastTaskName = environment.taskName
     }
@@ -73,12 +70,14 @@ final class DirectEnvironmentCache {
             }
             changed.append(index)
         }
+        var updated = block.entries
         for index in changed where positions[index] >= 0 {
-            entries[positions[index]] = environment[index]
+            updated[positions[index]] = environment[index]
             if DirectEnvironment.name(of: environment[index]) == "PATH" {
                 searchPath = DirectEnvironment.searchPath(in: [environment[index]])
             }
         }
+        block.pointer(for: updated)
         return true
     }
 
@@ -93,7 +92,7 @@ final class DirectEnvironmentCache {
         }
         source = environment
         self.workingDirectory = workingDirectory
-        entries = made.entries
+        block.pointer(for: made.entries)
         positions = made.positions
         searchPath = DirectEnvironment.searchPath(in: environment)
     }

@@ -11,7 +11,7 @@ import Glibc
 /// reaped.
 final class EnvironmentBlock {
     /// The entries the C strings were made from.
-    private var entries: [String] = []
+    private(set) var entries: [String] = []
     /// The job environment they were last made from, when they were (see `pointer(for:)`).
     private var lastShared: [String]?
     private var lastTaskName: String?

@@ -96,11 +96,13 @@ final class OutputPipes {
 
     /// Whether anything was written to the pair since it was drained (by a process that kept it).
     private func hasUnreadBytes(_ pair: Pair) -> Bool {
-        var descriptors = [
+        var descriptors = (
             pollfd(fd: pair.output.read, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: pair.error.read, events: Int16(POLLIN), revents: 0),
-        ]
-        return poll(&descriptors, 2, 0) != 0
+            pollfd(fd: pair.error.read, events: Int16(POLLIN), revents: 0)
+        )
+        return withUnsafeMutableBytes(of: &descriptors) {
+            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, 0) != 0
+        }
     }
 
     /// A pipe with both ends close-on-exec (the child's copies, made by dup2, are not) and the
