@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "CProcessShims.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -112,6 +113,12 @@ void cps_launch_destroy(struct cps_launch *launch) {
 
 int cps_launch_error(const struct cps_launch *launch) {
     return launch->error;
+}
+
+const char *cps_library_file(const void *address) {
+    Dl_info info;
+    if (dladdr(address, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] != '/') return NULL;
+    return info.dli_fname;
 }
 
 int cps_any_signal_handler(void) {

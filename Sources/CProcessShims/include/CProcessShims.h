@@ -76,6 +76,9 @@ int cps_launch_error(const struct cps_launch *launch);
 /// exit status 127 with `cps_launch_error` set. Defined in CProcessShims.c.
 int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd);
 
+/// The file of the shared library that holds `address` (as the loader named it), or NULL.
+const char *cps_library_file(const void *address);
+
 /// 1 when some signal has a handler now, else 0.
 int cps_any_signal_handler(void);
 
