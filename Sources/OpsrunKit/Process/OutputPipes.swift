@@ -96,13 +96,21 @@ final class OutputPipes {
 
     /// Whether anything was written to the pair since it was drained (by a process that kept it).
     private func hasUnreadBytes(_ pair: Pair) -> Bool {
+        let unread = Self.unread(pair)
+        return unread.output || unread.error
+    }
+
+    /// Which of the pair's pipes hold bytes now: one `poll` for both.
+    static func unread(_ pair: Pair) -> (output: Bool, error: Bool) {
         var descriptors = (
             pollfd(fd: pair.output.read, events: Int16(POLLIN), revents: 0),
             pollfd(fd: pair.error.read, events: Int16(POLLIN), revents: 0)
         )
-        return withUnsafeMutableBytes(of: &descriptors) {
-            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, 0) != 0
+        let ready = withUnsafeMutableBytes(of: &descriptors) {
+            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, 0)
         }
+        guard ready > 0 else { return (false, false) }
+        return (descriptors.0.revents != 0, descriptors.1.revents != 0)
     }
 
     /// A pipe with both ends close-on-exec (the child's copies, made by dup2, are not) and the

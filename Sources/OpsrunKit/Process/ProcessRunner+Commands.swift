@@ -73,9 +73,11 @@ extension ProcessRunner {
             poller.removeAndClose(job.pidFD)
             job.pidFD = -1
         }
-        if let pipes = job.pipes {
-            drain(pipes, of: job, .standardOutput, events: &events)
-            drain(pipes, of: job, .standardError, events: &events)
+        // Most commands leave nothing unread: one poll tells, rather than a read of each pipe.
+        if let pipes = job.pipes, let pair = outputPipes[pipes] {
+            let unread = OutputPipes.unread(pair)
+            if unread.output { drain(pipes, of: job, .standardOutput, events: &events) }
+            if unread.error { drain(pipes, of: job, .standardError, events: &events) }
         }
         if job.ownsTerminal {
             TerminalControl.takeTerminalBack()

@@ -11,7 +11,8 @@ final class PrefixedRenderer: OutputRenderer {
     private let style: TerminalStyle
     private let padding: Int
     private let lineLimit: Int
-    private var live: [Int: LiveOutput] = [:]
+    /// By task index; an array, not a dictionary: it is touched for every task that ends.
+    private var live: [LiveOutput?]
 
     private struct LiveOutput {
         var prefix: [UInt8]
@@ -26,6 +27,7 @@ final class PrefixedRenderer: OutputRenderer {
         self.padding = min(padding, Self.maxPadding)
         self.style = style
         self.lineLimit = lineLimit
+        live = Array(repeating: nil, count: names.count)
     }
 
     var printsTaskEnds: Bool { false }

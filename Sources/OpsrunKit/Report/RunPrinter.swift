@@ -62,7 +62,7 @@ public final class RunPrinter: RunObserver {
     private let renderer: any OutputRenderer
     private var style: TerminalStyle { options.style }
     /// Per executing task: the attempt it is on and when its first attempt started.
-    private var live: [Int: LiveTask] = [:]
+    private var live: [LiveTask?]
     /// Executing tasks in start order, for the status line.
     private var running: [Int] = []
     private var ended = 0
@@ -91,6 +91,7 @@ public final class RunPrinter: RunObserver {
     ) {
         self.specs = specs
         self.options = options
+        live = Array(repeating: nil, count: specs.count)
         let quiet = options.verbosity == .quiet
         let console = Console(
             standardOutput: sinks.0, standardError: sinks.1, width: options.terminalWidth ?? 80,
