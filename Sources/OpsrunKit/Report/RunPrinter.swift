@@ -97,7 +97,14 @@ public final class RunPrinter: RunObserver {
             standardOutput: sinks.0, standardError: sinks.1, width: options.terminalWidth ?? 80,
             hasStatusLine: options.isTerminal && !quiet, buffered: buffered)
         self.console = console
-        let names = specs.map(\.name)
+        // By index, not by element: iterating the specs would copy each whole spec.
+        var names: [String] = []
+        names.reserveCapacity(specs.count)
+        var longest = 0
+        for index in specs.indices {
+            names.append(specs[index].name)
+            if !specs[index].isGroup { longest = max(longest, specs[index].name.count) }
+        }
         if quiet {
             renderer = GroupedRenderer(
                 console: console, names: names, style: options.style,
@@ -106,7 +113,6 @@ public final class RunPrinter: RunObserver {
         } else {
             switch options.outputMode {
             case .prefixed:
-                let longest = specs.lazy.filter { !$0.isGroup }.map(\.name.count).max() ?? 0
                 renderer = PrefixedRenderer(
                     console: console, names: names, padding: longest, style: options.style,
                     lineLimit: options.lineLimit)
