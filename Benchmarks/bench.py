@@ -25,7 +25,7 @@ ROOT = os.path.dirname(HERE)
 WORK = os.path.join(HERE, "work")
 VENV_BIN = os.path.join(HERE, ".venv", "bin")
 # floor-vfork is the floor with vfork and a bare child: a reference for how much below the floor
-# a spawner can go at all; the targets use `floor`.
+# a spawner that waits for each exec can go; the targets use `floor`.
 TOOLS = ("make", "ninja", "task", "just", "opsrun", "floor", "floor-vfork")
 # opsrun again, with its manifest cache (.opsrun/manifest.cache) removed before every run: the first
 # run after an edit. "opsrun" alone is every later run, which finds the cache.
