@@ -137,11 +137,15 @@ static inline int cps_epoll_wait(int epoll, uint64_t *tokens, int capacity, int 
     return count;
 }
 
-/// The signal number of the next queued signal, or -1 (EAGAIN when none is queued).
-static inline int cps_signalfd_read(int fd) {
-    struct signalfd_siginfo info;
-    ssize_t count = read(fd, &info, sizeof info);
-    return count == (ssize_t)sizeof info ? (int)info.ssi_signo : -1;
+/// Up to 8 queued signals in one read: their numbers in `signals`, and how many (0 when none is
+/// queued). Fewer than 8 means the queue was empty after them.
+static inline int cps_signalfd_read(int fd, int signals[8]) {
+    struct signalfd_siginfo infos[8];
+    ssize_t count = read(fd, infos, sizeof infos);
+    if (count <= 0) return 0;
+    int taken = (int)(count / (ssize_t)sizeof infos[0]);
+    for (int index = 0; index < taken; index++) signals[index] = (int)infos[index].ssi_signo;
+    return taken;
 }
 
 #endif

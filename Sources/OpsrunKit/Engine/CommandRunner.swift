@@ -6,7 +6,7 @@
 public protocol CommandRunner: AnyObject {
     /// Starts the job's first command and returns at once (an asynchronous operation's `start()`).
     /// The runner runs the job's commands in order and stops at the first that fails.
-    func start(_ job: CommandJob)
+    func start(_ job: consuming CommandJob)
 
     /// Blocks until at least one thing happened, and returns what happened, in order.
     /// Called only while at least one job is running, or to learn of a signal.

@@ -48,10 +48,17 @@ final class EventPoller {
         for index in 0..<Int(max(count, 0)) { body(PollToken(rawValue: tokens[index])) }
     }
 
-    /// Calls `body` with each signal queued on the signalfd, oldest first.
+    /// Calls `body` with each signal queued on the signalfd, oldest first: usually one read.
     func takeSignals(_ body: (Int32) -> Void) {
-        while case let signal = cps_signalfd_read(signalFD), signal > 0 {
-            body(signal)
-        }
+        var signals: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var taken: Int32
+        repeat {
+            taken = withUnsafeMutableBytes(of: &signals) {
+                cps_signalfd_read(signalFD, $0.baseAddress!.assumingMemoryBound(to: Int32.self))
+            }
+            withUnsafeBytes(of: &signals) { raw in
+                for index in 0..<Int(taken) { body(raw.load(fromByteOffset: index * 4, as: Int32.self)) }
+            }
+        } while taken == 8
     }
 }

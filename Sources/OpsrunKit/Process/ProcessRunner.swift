@@ -60,12 +60,14 @@ public final class ProcessRunner: CommandRunner {
         readBuffer.deallocate()
     }
 
-    public func start(_ job: CommandJob) {
+    public func start(_ job: consuming CommandJob) {
         precondition(!isShutDown, "ProcessRunner used after shutdown()")
         let slot = freeSlots.popLast() ?? slots.count
+        let hasCommands = !job.commands.isEmpty
+        // Consumed: the job moves into its record without a copy of its strings and arrays.
         let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
         if slot == slots.count { slots.append(running) } else { slots[slot] = running }
-        if job.commands.isEmpty {
+        if !hasCommands {
             finish(running, termination: .exited(0), events: &pendingEvents)
         } else {
             spawnCurrentCommand(of: running, events: &pendingEvents)

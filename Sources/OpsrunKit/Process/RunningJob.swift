@@ -33,11 +33,11 @@ final class RunningJob {
     var killDeadline: UInt64?
     var killed = false
 
-    init(job: CommandJob, slot: Int, now: UInt64) {
+    init(job: consuming CommandJob, slot: Int, now: UInt64) {
+        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
         self.job = job
         self.slot = slot
         startNanoseconds = now
-        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
     }
 
     var isTerminating: Bool { timedOut || terminatedByRequest }
