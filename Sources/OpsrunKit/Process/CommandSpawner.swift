@@ -64,9 +64,10 @@ final class CommandSpawner {
     /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped, with
     /// a pidfd when `wantsPidFD`: the program itself when `directWords` (`DirectCommand`) are given
     /// and it is found in the PATH the shell would search, else the shell (which, for a spawn that
-    /// waits for the exec, also takes over when the program's exec fails). `outputs` become its standard output and error (and /dev/null its input); nil for
-    /// an interactive command, which keeps opsrun's. With `handOverTerminal`, the child's group
-    /// becomes the terminal's foreground group before it runs.
+    /// waits for the exec, also takes over when the program's exec fails). `outputs` become its
+    /// standard output and error (and /dev/null its input); nil for an interactive command, which
+    /// keeps opsrun's. With `handOverTerminal`, the child's group becomes the terminal's
+    /// foreground group before it runs.
     func spawn(
         _ command: String, of job: CommandJob, slot: Int, directWords: [String]?, wantsPidFD: Bool,
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
@@ -122,8 +123,8 @@ final class CommandSpawner {
         return .spawned(pid, pidFD: pidFD, directly: false)
     }
 
-    /// `cps_spawn` (with a pidfd when `wantsPidFD`), from the priority thread when given; a clone that could not make its pidfd (a
-    /// descriptor too) is retried once the descriptor limit is raised.
+    /// `cps_spawn` (with a pidfd when `wantsPidFD`), from the priority thread when given; a clone
+    /// that could not make its pidfd (a descriptor too) is retried once the limit is raised.
     private func clone(
         _ launch: ChildLaunch, _ request: UnsafePointer<cps_spawn_request>, _ pid: UnsafeMutablePointer<pid_t>,
         _ pidFD: UnsafeMutablePointer<Int32>, wantsPidFD: Bool, on thread: PrioritySpawnerThread?

@@ -2,11 +2,12 @@ import Glibc
 
 /// opsrun's limit on open descriptors, raised when it runs out.
 ///
-/// Each running command holds five of them (a pair of pipes, both ends, and a pidfd), so the usual
-/// soft limit of 1,024 ran out near `-j 200`. On the first EMFILE the soft limit is raised to the
-/// hard one, as Go programs do at start, and every command spawned from then on gets the original
-/// limit back before it execs (a program using `select` must not see descriptors above 1,024).
-/// Only the run loop's thread calls this; the spawn reads `original` while that thread waits.
+/// Each running command holds four of them (a pair of pipes, both ends; five with a pidfd), so the
+/// usual soft limit of 1,024 runs out near `-j 250`. On the first EMFILE the soft limit is raised
+/// to the hard one, as Go programs do at start, and every command spawned from then on gets the
+/// original limit back before it execs (a program using `select` must not see descriptors above
+/// 1,024). Only the run loop's thread raises it; children read `original` until they exec, so it
+/// is set once and never freed.
 enum FileDescriptorLimit {
     /// The limit opsrun started with, once it has been raised; nil before.
     nonisolated(unsafe) private(set) static var original: UnsafeMutablePointer<rlimit>?

@@ -4,11 +4,13 @@ import Glibc
 /// The real `CommandRunner`: the only code in opsrun that spawns processes.
 ///
 /// Driven from one thread, the engine's run loop: `start` spawns and returns, `waitForEvents`
-/// blocks in epoll over every child's pipes and pidfd and a signalfd, with a timeout equal to the
-/// nearest deadline (a job's timeout, a SIGKILL due after the grace period). No locks on this path.
+/// blocks in epoll over every child's pipes and a signalfd (and each child's pidfd, unless exits
+/// come as SIGCHLD: `ChildExitNotice`), with a timeout equal to the nearest deadline (a job's
+/// timeout, a SIGKILL due after the grace period). No locks on this path.
 ///
-/// Each command is `/bin/sh -c <command>`, leader of its own process group, stdin `/dev/null`,
-/// stdout and stderr to pipes (a pair kept from command to command, `OutputPipes`). When a command's shell exits, what it wrote is drained, and whatever
+/// Each command is `/bin/sh -c <command>` (or the program itself, `DirectCommand`), leader of its
+/// own process group, stdin `/dev/null`, stdout and stderr to pipes (a pair kept from command to
+/// command, `OutputPipes`). When a command's shell exits, what it wrote is drained, and whatever
 /// is left of its group (a `sleep 60 &`, a grandchild holding the pipe) gets SIGTERM, then SIGKILL
 /// after the grace period: nothing a task started outlives opsrun.
 public final class ProcessRunner: CommandRunner {
