@@ -1,3 +1,4 @@
+import CProcessShims
 import Glibc
 
 /// Finds the program a directly-run command names, as `/bin/sh` would find it, remembering each
@@ -6,15 +7,27 @@ import Glibc
 /// Answers nil whenever the shell might do something else: a relative name with a slash, no PATH,
 /// an empty or relative PATH entry reached before a match, a file that is neither an ELF binary
 /// nor a `#!` script (the shell would run it as a shell script), or one it cannot read.
+///
+/// A program that appears earlier in PATH during a run is found as the shell would find it: the
+/// directories searched before a match are watched with inotify, and any change in one of them
+/// forgets every answer (one `read` per lookup says whether there was any). Where a directory
+/// cannot be watched (it does not exist yet, no inotify), its candidate is checked with `stat` on
+/// every lookup instead. (A directory's watch follows the directory: one renamed away, with
+/// another put in its place under its parent, goes unseen.)
 final class ProgramLocator {
     private struct Found {
         let path: String
-        /// The PATH entries searched before the match; re-checked on every use, so a program that
-        /// appears earlier in PATH during a run is found as the shell would find it.
-        let earlierCandidates: [String]
+        /// Candidates searched before the match in directories that are not watched; re-checked on
+        /// every use.
+        let unwatchedCandidates: [String]
     }
 
     private var cache: [String: Found?] = [:]
+    /// The inotify instance over the directories searched before a match; made on the first
+    /// search, -1 when none could be.
+    private var changes: Int32?
+    /// Each directory searched before a match: whether it is watched.
+    private var watched: [Substring: Bool] = [:]
     /// Whether each absolute path named was directly runnable when first seen. Kept for the run:
     /// if the file changes, the exec fails and the spawner falls back to the shell, which does
     /// what it always would; a file that becomes runnable is still run, by the shell.
@@ -31,30 +44,49 @@ final class ProgramLocator {
         if program.utf8.contains(UInt8(ascii: "/")) { return nil }
         guard let searchPath else { return nil }
         let key = searchPath + "\u{0}" + program
+        if let changes, changes >= 0, !watched.isEmpty, cps_inotify_drain(changes) != 0 {
+            cache.removeAll()
+        }
         if let cached = cache[key] {
             guard let found = cached else { return nil }
-            if !found.earlierCandidates.contains(where: Self.exists) { return found.path }
+            if !found.unwatchedCandidates.contains(where: Self.exists) { return found.path }
         }
-        let found = Self.search(program, in: searchPath)
+        let found = search(program, in: searchPath)
         cache[key] = .some(found)
         return found?.path
     }
 
-    private static func search(_ program: String, in searchPath: String) -> Found? {
+    deinit {
+        if let changes, changes >= 0 { close(changes) }
+    }
+
+    /// Whether `directory` is watched, adding the watch if it is not yet; before its candidate is
+    /// looked at, so nothing created in between goes unseen.
+    private func watch(_ directory: Substring) -> Bool {
+        if let known = watched[directory], known { return true }
+        if changes == nil { changes = cps_inotify_open() }
+        guard let changes, changes >= 0 else { return false }
+        let added = String(directory).withCString { cps_inotify_watch_directory(changes, $0) } >= 0
+        watched[directory] = added
+        return added
+    }
+
+    private func search(_ program: String, in searchPath: String) -> Found? {
         var earlier: [String] = []
         for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
             // The shell would look in the working directory here: leave it to the shell.
             guard entry.utf8.first == UInt8(ascii: "/") else { return nil }
             let candidate = entry.utf8.last == UInt8(ascii: "/")
                 ? String(entry) + program : String(entry) + "/" + program
-            if exists(candidate) {
-                if isExecutableFile(candidate) {
-                    return isDirectlyRunnable(candidate)
-                        ? Found(path: candidate, earlierCandidates: earlier) : nil
+            let isWatched = watch(entry)
+            if Self.exists(candidate) {
+                if Self.isExecutableFile(candidate) {
+                    return Self.isDirectlyRunnable(candidate)
+                        ? Found(path: candidate, unwatchedCandidates: earlier) : nil
                 }
                 // Not executable: the shell's exec fails there and it goes on searching.
             }
-            earlier.append(candidate)
+            if !isWatched { earlier.append(candidate) }
         }
         return nil
     }

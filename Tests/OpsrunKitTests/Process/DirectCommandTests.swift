@@ -80,6 +80,41 @@ import Testing
         #expect(locator.locate("true", searchPath: searchPath) == directory + "/true")
     }
 
+    @Test func programMovedInOrMadeExecutableEarlierInPathIsFound() throws {
+        let moved = makeTemporaryDirectory()
+        let chmodded = makeTemporaryDirectory()
+        defer {
+            removeDirectory(moved)
+            removeDirectory(chmodded)
+        }
+        let locator = ProgramLocator()
+        let searchPath = moved + ":" + chmodded + ":/usr/bin:/bin"
+        try "#!/bin/sh\n".write(toFile: chmodded + "/true", atomically: false, encoding: .utf8)
+        #expect(locator.locate("true", searchPath: searchPath) == "/usr/bin/true")
+        chmod(chmodded + "/true", 0o755)
+        #expect(locator.locate("true", searchPath: searchPath) == chmodded + "/true")
+        // Written elsewhere, then renamed into an earlier directory, as installers do.
+        let staging = makeTemporaryDirectory()
+        defer { removeDirectory(staging) }
+        try "#!/bin/sh\n".write(toFile: staging + "/true", atomically: false, encoding: .utf8)
+        chmod(staging + "/true", 0o755)
+        #expect(rename(staging + "/true", moved + "/true") == 0)
+        #expect(locator.locate("true", searchPath: searchPath) == moved + "/true")
+    }
+
+    @Test func pathDirectoryThatAppearsDuringARunIsSearched() throws {
+        let parent = makeTemporaryDirectory()
+        defer { removeDirectory(parent) }
+        let later = parent + "/bin"
+        let locator = ProgramLocator()
+        let searchPath = later + ":/usr/bin:/bin"
+        #expect(locator.locate("true", searchPath: searchPath) == "/usr/bin/true")
+        mkdir(later, 0o755)
+        try "#!/bin/sh\n".write(toFile: later + "/true", atomically: false, encoding: .utf8)
+        chmod(later + "/true", 0o755)
+        #expect(locator.locate("true", searchPath: searchPath) == later + "/true")
+    }
+
     @Test func directEnvironmentIsWhatTheShellPassesOn() {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
