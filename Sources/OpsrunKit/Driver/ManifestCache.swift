@@ -113,9 +113,9 @@ struct ManifestCache {
 extension ManifestCache {
     /// Appends device, inode, size, mtime and ctime of the file at `path` (following links);
     /// `false` when it cannot be seen.
-    fileprivate static func identity(of path: String?, to header: inout ByteWriter) -> Bool {
+    fileprivate static func identity(of path: String, to header: inout ByteWriter) -> Bool {
         var info = stat()
-        guard let path, stat(path, &info) == 0 else { return false }
+        guard stat(path, &info) == 0 else { return false }
         header.uint64(UInt64(info.st_dev))
         header.uint64(UInt64(info.st_ino))
         header.uint64(UInt64(info.st_size))

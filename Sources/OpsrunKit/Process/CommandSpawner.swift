@@ -63,8 +63,8 @@ final class CommandSpawner {
 
     /// Spawns `command` for the job in `slot`, whose previous child, if any, has been reaped, with
     /// a pidfd when `wantsPidFD`: the program itself when `directWords` (`DirectCommand`) are given
-    /// and it is found in the PATH the shell would search, else the shell (which, for a spawn that
-    /// waits for the exec, also takes over when the program's exec fails). `outputs` become its
+    /// and it is found in the PATH the shell would search, else the shell. (A program whose exec
+    /// fails is retried through the shell once reaped, by the runner.) `outputs` become its
     /// standard output and error (and /dev/null its input); nil for an interactive command, which
     /// keeps opsrun's. With `handOverTerminal`, the child's group becomes the terminal's
     /// foreground group before it runs.
@@ -98,29 +98,22 @@ final class CommandSpawner {
                 launch, &request, &pid, &pidFD, wantsPidFD: wantsPidFD,
                 on: priorityThread(for: job.qualityOfService))
         }
-        var status: Int32 = 0
-        var triedDirectly = false
+        func outcome(_ status: Int32, directly: Bool) -> Outcome {
+            if status == 0 { return .spawned(pid, pidFD: pidFD, directly: directly) }
+            // The clone itself failed, or (a spawn that waits for the exec) the child did.
+            if launch.failureBeforeExec == 0 { return .failed("cannot start a process: \(Self.message(status))") }
+            return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
+        }
         if let directWords {
             let environment = launch.directEnvironment
             environment.update(environment: job.environmentParts, workingDirectory: job.workingDirectory)
             if let path = locator.locate(directWords[0], searchPath: environment.searchPath) {
-                triedDirectly = true
-                status = spawn(path, directWords, environment.environmentBlock)
-                if status == 0 { return .spawned(pid, pidFD: pidFD, directly: true) }
+                return outcome(spawn(path, directWords, environment.environmentBlock), directly: true)
             }
         }
-        // Only a spawn that waits for the exec learns here that it failed: then try the shell.
-        if !triedDirectly || launch.failureBeforeExec != 0 {
-            status = spawn(
-                Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environmentParts))
-        }
-        guard status == 0 else {
-            if launch.failureBeforeExec == 0 {
-                return .failed("cannot start a process: \(Self.message(status))")
-            }
-            return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
-        }
-        return .spawned(pid, pidFD: pidFD, directly: false)
+        let status = spawn(
+            Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environmentParts))
+        return outcome(status, directly: false)
     }
 
     /// `cps_spawn` (with a pidfd when `wantsPidFD`), from the priority thread when given; a clone
