@@ -121,26 +121,18 @@ const char *cps_library_file(const void *address) {
     return info.dli_fname;
 }
 
-int cps_any_signal_handler(void) {
-    for (int sig = 1; sig < NSIG; sig++) {
-        struct sigaction action;
-        if (sig == SIGKILL || sig == SIGSTOP) continue;
-        if (sigaction(sig, NULL, &action) != 0) continue;
-        if ((action.sa_flags & SA_SIGINFO) || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-void cps_non_default_signals(sigset_t *set) {
+int cps_non_default_signals(sigset_t *set) {
     sigemptyset(set);
+    int handlers = 0;
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction action;
         if (sig == SIGKILL || sig == SIGSTOP) continue;
         if (sigaction(sig, NULL, &action) != 0) continue;
-        if ((action.sa_flags & SA_SIGINFO) || action.sa_handler != SIG_DFL) sigaddset(set, sig);
+        int handled = (action.sa_flags & SA_SIGINFO) || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+        if (handled || action.sa_handler == SIG_IGN) sigaddset(set, sig);
+        handlers |= handled;
     }
+    return handlers;
 }
 
 /// dup2 that also clears close-on-exec when the descriptor is already in place (dup2 of a

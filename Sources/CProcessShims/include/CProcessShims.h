@@ -49,7 +49,7 @@ struct cps_spawn_request {
     int wait_for_exec;
     /// Block every signal around the clone, so that no handler runs in the child (which shares
     /// opsrun's memory) before it has reset the dispositions; needed only when some signal has a
-    /// handler (`cps_any_signal_handler`). The child starts with the calling thread's mask.
+    /// handler (`cps_non_default_signals` says). The child starts with the calling thread's mask.
     int block_signals;
 };
 
@@ -80,12 +80,10 @@ int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request
 /// The file of the shared library that holds `address` (as the loader named it), or NULL.
 const char *cps_library_file(const void *address);
 
-/// 1 when some signal has a handler now, else 0.
-int cps_any_signal_handler(void);
-
 /// The signals whose disposition is not the default now (ignored, or with a handler): the ones
-/// `cps_spawn` must reset in the child. Query once, after opsrun set its own.
-void cps_non_default_signals(sigset_t *set);
+/// `cps_spawn` must reset in the child. Returns 1 when some of them have a handler, else 0. Query
+/// once, after opsrun set its own.
+int cps_non_default_signals(sigset_t *set);
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -41,8 +41,7 @@ final class CommandSpawner {
 
     init() {
         resetSignals = .allocate(capacity: 1)
-        cps_non_default_signals(resetSignals)
-        handlersInstalled = cps_any_signal_handler() != 0
+        handlersInstalled = cps_non_default_signals(resetSignals) != 0
         nullInput = open("/dev/null", O_RDONLY | O_CLOEXEC)
         nullInputError = nullInput < 0 ? errno : 0
     }
