@@ -22,29 +22,26 @@ final class DirectEnvironmentCache {
     /// The PATH directly-run programs are looked up in (the last one given).
     private(set) var searchPath: String?
     private let block = EnvironmentBlock()
-    /// The job environment `source` was made from, when it came as a shared block and a task.
-    private var lastShared: [String]?
-    private var lastTaskName: String?
+    /// The job environment `source` was made from.
+    private var previous = PreviousJobEnvironment()
 
     /// Makes the cache hold the direct environment for `environment` in `workingDirectory`, and
     /// `environmentBlock` its C form.
     func update(environment: JobEnvironment, workingDirectory: String) {
-        if let taskName = environment.taskName, lastTaskName != nil, let lastShared,
-            workingDirectory == self.workingDirectory,
-            JobEnvironment.sameStorage(environment.shared, lastShared)
-        {
-            if taskName != lastTaskName {
-                let entry = JobEnvironment.taskEntry(taskName)
-                let index = lastShared.count
+        if workingDirectory == self.workingDirectory {
+            switch previous.difference(to: environment) {
+            case .none:
+                return
+            case .task(let entry, let index):
                 source[index] = entry
                 if positions[index] >= 0 { block.replace(at: positions[index], with: entry) }
-                lastTaskName = taskName
+                return
+            case .other:
+                break
             }
-            return
         }
         update(entries: environment.entries, workingDirectory: workingDirectory)
-        lastShared = environment.shared
-        lastTaskName = environment.taskName
+        previous.remember(environment)
     }
 
     /// The `envp` of `entries`, valid until the next `update`.

@@ -13,8 +13,7 @@ final class EnvironmentBlock {
     /// The entries the C strings were made from.
     private(set) var entries: [String] = []
     /// The job environment they were last made from, when they were (see `pointer(for:)`).
-    private var lastShared: [String]?
-    private var lastTaskName: String?
+    private var previous = PreviousJobEnvironment()
     private var strings: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     private var capacity: Int
 
@@ -34,25 +33,23 @@ final class EnvironmentBlock {
 
     /// The NULL-terminated block for `environment.entries`, valid until the next call.
     func pointer(for environment: JobEnvironment) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-        if let taskName = environment.taskName, lastTaskName != nil, let lastShared,
-            JobEnvironment.sameStorage(environment.shared, lastShared)
-        {
-            if taskName != lastTaskName {
-                swapEntry(at: lastShared.count, with: JobEnvironment.taskEntry(taskName))
-                lastTaskName = taskName
-            }
+        switch previous.difference(to: environment) {
+        case .none:
             return strings
+        case .task(let entry, let index):
+            swapEntry(at: index, with: entry)
+            return strings
+        case .other:
+            let block = pointer(for: environment.entries)
+            previous.remember(environment)
+            return block
         }
-        let block = pointer(for: environment.entries)
-        lastShared = environment.shared
-        lastTaskName = environment.taskName
-        return block
     }
 
     /// The NULL-terminated block for `newEntries`, valid until the next call.
     @discardableResult
     func pointer(for newEntries: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-        lastShared = nil
+        previous.forget()
         if newEntries.count == entries.count {
             for index in newEntries.indices where newEntries[index] != entries[index] {
                 free(strings[index])
@@ -68,7 +65,7 @@ final class EnvironmentBlock {
     /// Swaps one entry, the caller knowing that no other changed; returns the block.
     @discardableResult
     func replace(at index: Int, with entry: String) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-        lastShared = nil
+        previous.forget()
         swapEntry(at: index, with: entry)
         return strings
     }
