@@ -24,6 +24,8 @@ public struct Invocation: Sendable {
     public var graceMilliseconds = 5000
     public var color: ColorChoice = .auto
     public var verbosity: Verbosity = .normal
+    /// `--report`, `--junit`, `--trace` (SPEC §8): files written when the run ends, as given.
+    public var reportFiles: [(ReportFiles.Kind, String)] = []
 
     public init() {}
 

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The run's monotonic times (`JobResult`'s clock) read as wall-clock times, for the report files.
+///
+/// One reading of both clocks when the run starts; every monotonic mark is placed relative to it,
+/// so a clock step during the run (NTP, a suspend) cannot reorder or stretch the tasks.
+public struct RunClock: Sendable, Equatable {
+    /// CLOCK_MONOTONIC at the start, in nanoseconds.
+    public let startMonotonic: UInt64
+    /// CLOCK_REALTIME at the same moment, in nanoseconds since the Unix epoch.
+    public let startUnixNanoseconds: Int64
+
+    public init(startMonotonic: UInt64, startUnixNanoseconds: Int64) {
+        self.startMonotonic = startMonotonic
+        self.startUnixNanoseconds = startUnixNanoseconds
+    }
+
+    /// Both clocks now.
+    public static func now() -> RunClock {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        return RunClock(
+            startMonotonic: MonotonicClock.now(),
+            startUnixNanoseconds: Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec))
+    }
+
+    /// Nanoseconds from the start to `monotonic` (0 for a mark before it).
+    public func offset(of monotonic: UInt64) -> UInt64 {
+        monotonic >= startMonotonic ? monotonic - startMonotonic : 0
+    }
+
+    /// `2026-11-23T17:45:12.345Z`: UTC, to the millisecond.
+    public func timestamp(of monotonic: UInt64) -> String {
+        let unix = startUnixNanoseconds + Int64(offset(of: monotonic))
+        var seconds = time_t(unix / 1_000_000_000)
+        let milliseconds = Int(unix % 1_000_000_000 / 1_000_000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return "\(parts.tm_year + 1900)-\(Self.padded(parts.tm_mon + 1, 2))-\(Self.padded(parts.tm_mday, 2))"
+            + "T\(Self.padded(parts.tm_hour, 2)):\(Self.padded(parts.tm_min, 2)):\(Self.padded(parts.tm_sec, 2))"
+            + ".\(Self.padded(Int32(milliseconds), 3))Z"
+    }
+
+    private static func padded(_ value: Int32, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

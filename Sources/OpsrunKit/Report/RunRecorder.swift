@@ -1,0 +1,78 @@
+/// What the report files (`--report`, `--junit`, `--trace`, SPEC §8) need beyond the `RunReport`:
+/// every attempt with its times and result, and the tail of each failed task's output.
+///
+/// An observer beside the printer; it keeps nothing for a task that succeeded but its attempts.
+public final class RunRecorder: RunObserver {
+    /// One run of a task's commands.
+    public struct Attempt: Sendable, Equatable {
+        /// 1 for the first.
+        public var number: Int
+        public var result: JobResult
+    }
+
+    /// By spec index, in order.
+    public private(set) var attempts: [[Attempt]]
+    /// By spec index, while the task runs and after it failed; only when output is kept.
+    private var tails: [OutputTail?]
+    private let keepsOutput: Bool
+
+    /// `keepsOutput`: hold the tail of each task's output (for `--junit`).
+    public init(operationCount: Int, keepsOutput: Bool) {
+        attempts = Array(repeating: [], count: operationCount)
+        tails = Array(repeating: nil, count: keepsOutput ? operationCount : 0)
+        self.keepsOutput = keepsOutput
+    }
+
+    public func handle(_ event: RunEvent) {
+        switch event {
+        case .operationStarted(let index, _):
+            if keepsOutput { tails[index] = OutputTail() }
+        case .output(let index, _, let bytes):
+            if keepsOutput { tails[index]?.append(bytes) }
+        case .retrying(let index, _, let previous):
+            attempts[index].append(Attempt(number: attempts[index].count + 1, result: previous))
+        case .finished(let index, let outcome, let result):
+            if let result {
+                attempts[index].append(Attempt(number: attempts[index].count + 1, result: result))
+            }
+            if keepsOutput && (outcome == .succeeded || outcome == .upToDate) { tails[index] = nil }
+        case .commandStarted, .cancelled, .runStopping:
+            break
+        }
+    }
+
+    /// The attempts of operation `index`, with the last one of a task an interrupt cut short (its
+    /// result is only in the report).
+    public func attempts(of index: Int, in report: RunReport) -> [Attempt] {
+        var list = attempts[index]
+        let record = report.operations[index]
+        if case .cancelled(.interrupted) = record.state, let last = record.lastResult,
+            list.count < record.attempts
+        {
+            list.append(Attempt(number: list.count + 1, result: last))
+        }
+        return list
+    }
+
+    /// The end of what operation `index` printed in its last attempt; nil if it succeeded or
+    /// output was not kept.
+    public func outputTail(of index: Int) -> String? {
+        guard keepsOutput else { return nil }
+        return tails[index]?.text
+    }
+}
+
+/// Several observers, each told every event in turn (the printer first).
+public final class RunObservers: RunObserver {
+    let observers: [RunObserver]
+
+    public init(_ observers: [RunObserver]) { self.observers = observers }
+
+    public func handle(_ event: RunEvent) {
+        for observer in observers { observer.handle(event) }
+    }
+
+    public func runWillWait() {
+        for observer in observers { observer.runWillWait() }
+    }
+}
