@@ -57,8 +57,14 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(help: "Say why each task runs.")
     var explain = false
 
+    @Option(help: ArgumentHelp("Write a JSON record of the run to FILE when it ends.", valueName: "file"))
+    var report: String?
 
+    @Option(help: ArgumentHelp("Write a JUnit XML report, one test case per task, to FILE.", valueName: "file"))
+    var junit: String?
 
+    @Option(help: ArgumentHelp("Write a Chrome trace of the run (Perfetto, chrome://tracing) to FILE.", valueName: "file"))
+    var trace: String?
 
     @Option(help: ArgumentHelp("Time between SIGTERM and SIGKILL when stopping tasks (e.g. 5s, 500ms).", valueName: "duration"))
     var grace: String = "5s"
@@ -77,6 +83,14 @@ struct OpsrunCommand: ParsableCommand {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         if [list, graph, dryRun].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --list, --graph and --dry-run")
+        }
+        let reportOptions = [("--report", report), ("--junit", junit), ("--trace", trace)].filter { $0.1 != nil }
+        if let (name, _) = reportOptions.first, list || graph || dryRun {
+            throw ValidationError("\(name) records a run; it cannot be used with --list, --graph or --dry-run")
+        }
+        let paths = reportOptions.compactMap(\.1)
+        if Set(paths).count < paths.count {
+            throw ValidationError("--report, --junit and --trace need different files")
         }
         if GraceDuration.milliseconds(grace) == nil {
             throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
@@ -104,6 +118,9 @@ struct OpsrunCommand: ParsableCommand {
         invocation.graceMilliseconds = GraceDuration.milliseconds(grace) ?? 5000
         invocation.color = color
         invocation.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+        invocation.reportFiles = [(.report, report), (.junit, junit), (.trace, trace)].compactMap { kind, path in
+            path.map { (kind, $0) }
+        }
         return invocation
     }
 

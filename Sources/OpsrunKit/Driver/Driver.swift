@@ -40,7 +40,12 @@ public enum Driver {
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
                 defer { KeptUntilExit.keep(session) }
-                return session.run(standardOutput: out, standardError: err, environment: environment)
+                // Created now, once the manifest and the task names are known good, before any
+                // task starts: a path that cannot be written is a usage error with nothing run.
+                let reports = try invocation.reportFiles.isEmpty ? nil : printed { () throws(Diagnostic) in
+                    try ReportFiles(invocation.reportFiles, relativeTo: start)
+                }
+                return session.run(standardOutput: out, standardError: err, environment: environment, reports: reports)
             }
         } catch {
             err.write(error.rendered + "\n")
@@ -48,8 +53,9 @@ public enum Driver {
         }
     }
 
-    /// A printer's output, or its diagnostic (e.g. a format that does not apply) as a usage error.
-    private static func printed(_ body: () throws(Diagnostic) -> String) throws(ProjectError) -> String {
+    /// A printer's output (or the report files), or its diagnostic (e.g. a format that does not
+    /// apply) as a usage error.
+    private static func printed<Value>(_ body: () throws(Diagnostic) -> Value) throws(ProjectError) -> Value {
         do { return try body() } catch { throw ProjectError(diagnostics: [error], sources: [:]) }
     }
 }

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SPEC §8, through the real binary: `--report`, `--junit` and `--trace` files written when a run
+/// ends, whatever way it ends.
+@Suite struct ReportFilesTests {
+    func json(_ path: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func tasks(_ document: [String: Any]) throws -> [String: [String: Any]] {
+        let list = try #require(document["tasks"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as! String, $0) })
+    }
+
+    @Test func aFailedRunRecordsWhatFailedWhatItCancelledAndWhy() throws {
+        let project = try TemporaryProject("""
+            default: release
+            tasks:
+              compile: { run: 'echo compiling; echo "main.c:3: error: expected ;" >&2; exit 2' }
+              link: { deps: [compile], run: echo link }
+              docs: { deps: [slow], run: echo docs }
+              slow: { run: sleep 0.3 }
+              release: { deps: [link, docs] }
+            """)
+        let result = try project.run("-j", "2", "--report", "out/run.json", "--junit", "junit.xml", "--trace", "trace.json")
+        // The report's directory must exist: `out/` does not, so nothing ran.
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--report out/run.json: cannot write it: No such file or directory"))
+        #expect(!result.stdout.contains("compile"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.url.path).sorted() == ["Tasksfile.yaml"])
+
+        try FileManager.default.createDirectory(atPath: project.path("out"), withIntermediateDirectories: true)
+        let ran = try project.run("-j", "2", "--report", "out/run.json", "--junit", "junit.xml", "--trace", "trace.json")
+        #expect(ran.status == 1)
+        let report = try json(project.path("out/run.json"))
+        #expect(report["exit_code"] as? Int == 1)
+        #expect(report["stopped_after"] as? String == "compile")
+        let byName = try tasks(report)
+        #expect(byName["compile"]?["state"] as? String == "failed")
+        #expect(byName["compile"]?["exit_status"] as? Int == 2)
+        #expect(byName["link"]?["state"] as? String == "cancelled")
+        #expect(byName["link"]?["caused_by"] as? String == "compile")
+        #expect(byName["slow"]?["state"] as? String == "succeeded")
+        #expect((byName["slow"]?["duration_ms"] as? Int ?? 0) >= 250)
+        #expect(byName["docs"]?["state"] as? String == "not_run")
+
+        let junit = try String(contentsOfFile: project.path("junit.xml"), encoding: .utf8)
+        #expect(junit.contains("<testsuites name=\"opsrun\" tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"3\""))
+        #expect(junit.contains("<failure message=\"exit 2 after "))
+        #expect(junit.contains("compiling\nmain.c:3: error: expected ;\n</failure>"))
+        #expect(junit.contains("<testcase name=\"link\" classname=\"Tasksfile.yaml\" time=\"0.000\">\n      <skipped message=\"prerequisite &apos;compile&apos; failed\"/>"))
+
+        let trace = try json(project.path("trace.json"))
+        let slices = try #require(trace["traceEvents"] as? [[String: Any]]).filter { $0["ph"] as? String == "X" }
+        #expect(Set(slices.compactMap { $0["name"] as? String }) == ["compile", "slow"])
+        // Nothing but the three files is left beside the manifest: no temporary files.
+        let left = try FileManager.default.contentsOfDirectory(atPath: project.url.path).sorted()
+        #expect(left == ["Tasksfile.yaml", "junit.xml", "out", "trace.json"])
+    }
+
+    @Test func pathsAreRelativeToTheDirectoryGivenWithC() throws {
+        let project = try TemporaryProject("tasks:\n  hello: echo hi\n", files: ["sub/.keep": ""])
+        let moved = try TemporaryProject("tasks:\n  other: echo other\n")
+        let result = try OpsrunBinary.run(["-C", project.url.path, "--report", "sub/run.json", "hello"], in: moved.url)
+        #expect(result.status == 0)
+        let report = try json(project.path("sub/run.json"))
+        #expect(try tasks(report)["hello"]?["state"] as? String == "succeeded")
+        #expect(report["manifest"] as? String == "Tasksfile.yaml")
+    }
+
+    @Test func anInterruptedRunStillWritesItsReport() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              serve: sh -c 'touch started; sleep 30'
+            """)
+        let running = try OpsrunBinary.start(["--report", "run.json", "--grace", "1s", "serve"], in: project.url)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !FileManager.default.fileExists(atPath: project.path("started")) { usleep(20_000) }
+        usleep(50_000)
+        kill(running.pid, SIGINT)
+        let result = running.wait()
+        #expect(result.status == 130)
+        let report = try json(project.path("run.json"))
+        #expect(report["exit_code"] as? Int == 130)
+        #expect(report["signal"] as? String == "SIGINT")
+        let serve = try #require(try tasks(report)["serve"])
+        #expect(serve["state"] as? String == "cancelled")
+        #expect(serve["reason"] as? String == "interrupted by SIGINT")
+        #expect(serve["attempts"] as? Int == 1)
+    }
+
+    @Test(arguments: [["--dry-run"], ["--list"], ["--graph"]])
+    func reportsRecordRunsAndAreRefusedWithoutOne(mode: [String]) throws {
+        let project = try TemporaryProject("tasks:\n  hello: touch ran\n")
+        let result = try OpsrunBinary.run(mode + ["--junit", "junit.xml"], in: project.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--junit records a run; it cannot be used with --list, --graph or --dry-run"))
+        #expect(!FileManager.default.fileExists(atPath: project.path("junit.xml")))
+    }
+
+    @Test func twoReportsCannotShareAFile() throws {
+        let project = try TemporaryProject("tasks:\n  hello: touch ran\n")
+        let result = try project.run("--report", "r", "--trace", "r")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--report, --junit and --trace need different files"))
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+    }
+}
