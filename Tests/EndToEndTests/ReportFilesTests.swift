@@ -95,6 +95,14 @@ import Testing
         #expect(serve["attempts"] as? Int == 1)
     }
 
+    @Test func aReportThatCannotBeWrittenAtTheEndFailsASuccessfulRun() throws {
+        let project = try TemporaryProject("tasks:\n  clean: rm -r out\n", files: ["out/.keep": ""])
+        let result = try project.run("--report", "out/run.json", "clean")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("1 succeeded"))
+        #expect(result.stderr.contains("error: cannot write --report \(project.path("out/run.json")): No such file or directory"))
+    }
+
     @Test(arguments: [["--dry-run"], ["--list"], ["--graph"]])
     func reportsRecordRunsAndAreRefusedWithoutOne(mode: [String]) throws {
         let project = try TemporaryProject("tasks:\n  hello: touch ran\n")

@@ -58,13 +58,14 @@ public final class ReportFiles {
             case .trace: text = ChromeTrace.render(run)
             }
             let written = FileText.writeAll(file.descriptor, Array(text.utf8))
-            var reason = errno
+            let failure = errno
+            // Closed once whatever happened: a second close could hit a number reused meanwhile.
             let closed = close(file.descriptor) == 0
-            if written && !closed { reason = errno }
             if written && closed && rename(file.temporary, file.path) == 0 { continue }
-            if written && closed { reason = errno }
+            // errno is the close's or the rename's when the write went through.
+            let reason = String(cString: strerror(written ? errno : failure))
             unlink(file.temporary)
-            problems.append("cannot write \(file.kind.rawValue) \(file.path): \(String(cString: strerror(reason)))")
+            problems.append("cannot write \(file.kind.rawValue) \(file.path): \(reason)")
         }
         pending = []
         return problems
