@@ -88,10 +88,6 @@ struct OpsrunCommand: ParsableCommand {
         if let (name, _) = reportOptions.first, list || graph || dryRun {
             throw ValidationError("\(name) records a run; it cannot be used with --list, --graph or --dry-run")
         }
-        let paths = reportOptions.compactMap(\.1)
-        if Set(paths).count < paths.count {
-            throw ValidationError("--report, --junit and --trace need different files")
-        }
         if GraceDuration.milliseconds(grace) == nil {
             throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
         }

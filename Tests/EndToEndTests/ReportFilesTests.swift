@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -112,11 +116,105 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: project.path("junit.xml")))
     }
 
-    @Test func twoReportsCannotShareAFile() throws {
+    @Test func twoReportsCannotShareAFileHoweverItIsWritten() throws {
         let project = try TemporaryProject("tasks:\n  hello: touch ran\n")
-        let result = try project.run("--report", "r", "--trace", "r")
+        let result = try project.run("--report", "r", "--trace", "./r", "hello")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("--report, --junit and --trace need different files"))
+        #expect(result.stderr.contains("error: --report and --trace name the same file, ./r"))
         #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.url.path) == ["Tasksfile.yaml"])
+    }
+
+    @Test func aLaterPathThatCannotBeWrittenLeavesNoEarlierFileBehind() throws {
+        let project = try TemporaryProject("tasks:\n  hello: touch ran\n", files: ["folder/.keep": ""])
+        let missing = try project.run("--report", "run.json", "--junit", "missing/junit.xml", "hello")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--junit missing/junit.xml: cannot write it: No such file or directory"))
+        let folder = try project.run("--report", "run.json", "--trace", "folder", "hello")
+        #expect(folder.status == 2)
+        #expect(folder.stderr.contains("--trace folder: cannot write it: it is a directory"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.url.path).sorted() == ["Tasksfile.yaml", "folder"])
+    }
+
+    /// Whether the temporary folder can hold unnamed files (`O_TMPFILE`); where not, opsrun names
+    /// its temporary file `FILE.PID.tmp` from the start.
+    static let unnamedFilesWork: Bool = {
+        let descriptor = open(NSTemporaryDirectory(), 0o20_000_000 | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        return descriptor >= 0
+    }()
+
+    @Test(.enabled(if: unnamedFilesWork))
+    func whileTheRunLastsTheReportIsNotInItsFolderYet() throws {
+        // Tasks that list or archive the folder see no half-written or temporary file.
+        let project = try TemporaryProject("tasks:\n  look: ls -a out > seen\n", files: ["out/.keep": ""])
+        let result = try project.run("--report", "out/run.json", "--junit", "out/junit.xml", "look")
+        #expect(result.status == 0)
+        let seen = try String(contentsOfFile: project.path("seen"), encoding: .utf8)
+        #expect(seen == ".\n..\n.keep\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.path("out")).sorted() == [".keep", "junit.xml", "run.json"])
+    }
+
+    @Test func theJUnitFileIsWellFormedXMLWithOneTestCasePerTask() throws {
+        let project = try TemporaryProject("""
+            default: all
+            tasks:
+              odd.name:x: { run: 'printf "\\033[31mred\\033[0m\\001 <b>&</b>\\n"; exit 1' }
+              ok: echo ok
+              all: { deps: [odd.name:x, ok] }
+            """)
+        let result = try project.run("-k", "--junit", "junit.xml")
+        #expect(result.status == 1, "\(result.stderr)")
+        let parsed = try JUnitFile(contentsOf: project.path("junit.xml"))
+        #expect(parsed.testCases == ["odd.name:x", "ok", "all"])
+        #expect(parsed.failureText == ["red <b>&</b>\n"])
+        #expect(parsed.skippedMessages == ["prerequisite 'odd.name:x' failed"])
+    }
+
+    @Test func aGroupIsRecordedAsSucceededWithoutTimes() throws {
+        let project = try TemporaryProject("default: all\ntasks:\n  a: echo a\n  all: { deps: [a] }\n")
+        #expect(try project.run("--report", "run.json").status == 0)
+        let all = try #require(try tasks(json(project.path("run.json")))["all"])
+        #expect(all["state"] as? String == "succeeded")
+        #expect(all["attempts"] as? Int == 1)
+        #expect(all["start"] is NSNull && all["exit_status"] is NSNull)
+    }
+}
+
+/// What an XML parser makes of a `--junit` file: the test case names, the text of each
+/// `<failure>` and the message of each `<skipped>`, in order. Throws if it is not well formed.
+private final class JUnitFile: NSObject, XMLParserDelegate {
+    var testCases: [String] = []
+    var failureText: [String] = []
+    var skippedMessages: [String] = []
+    private var inFailure = false
+
+    init(contentsOf path: String) throws {
+        super.init()
+        let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+        parser.delegate = self
+        guard parser.parse() else { throw parser.parserError ?? CocoaError(.fileReadCorruptFile) }
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+        switch element {
+        case "testcase": testCases.append(attributes["name"] ?? "")
+        case "failure":
+            inFailure = true
+            failureText.append("")
+        case "skipped": skippedMessages.append(attributes["message"] ?? "")
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if inFailure { failureText[failureText.count - 1] += string }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        if element == "failure" { inFailure = false }
     }
 }

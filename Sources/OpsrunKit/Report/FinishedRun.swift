@@ -22,8 +22,6 @@ public struct FinishedRun {
         self.manifest = manifest
     }
 
-    var names: [String] { report.operations.map(\.name) }
-
     /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `cancelled` or `not_run`.
     func stateName(_ index: Int) -> String {
         switch report.operations[index].state {
@@ -59,13 +57,6 @@ public struct FinishedRun {
         guard case .cancelled(let cause) = report.operations[index].state else { return nil }
         if case .runStopped(let failed) = cause { return failed }
         return cause.rootFailure
-    }
-
-    /// Seconds with millisecond digits, as JUnit writes time: `0.042`, `12.300`.
-    static func seconds(nanoseconds: UInt64) -> String {
-        let milliseconds = (nanoseconds + 500_000) / 1_000_000
-        let fraction = String(milliseconds % 1000)
-        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// From the first attempt's start to the last one's end; nil if none ran.

@@ -4,50 +4,77 @@ import Glibc
 
 /// The files `--report`, `--junit` and `--trace` asked for (SPEC §8).
 ///
-/// Each is created before the first task starts, as a temporary file beside the one named, so a
-/// path that cannot be written is a usage error while nothing has run yet; when the run has ended,
-/// the text goes in and the temporary file is renamed over the name. A reader never sees half a
-/// report, and a run killed outright leaves the previous report (and a `.tmp` file) behind.
+/// Each is created before the first task starts, so a path that cannot be written is a usage
+/// error while nothing has run yet. It is created unnamed (`O_TMPFILE`) in the folder it goes to:
+/// tasks listing that folder do not see it, and a run killed outright leaves nothing behind. When
+/// the run has ended, the text goes in, the file gets a temporary name and is renamed over the one
+/// asked for, so a reader never sees half a report. On a file system without unnamed files it is
+/// `FILE.PID.tmp` from the start.
 public final class ReportFiles {
-    public enum Kind: String, CaseIterable, Sendable {
+    public enum Kind: String, Sendable {
         case report = "--report"
         case junit = "--junit"
         case trace = "--trace"
     }
 
-    struct Pending {
+    private struct Pending {
         var kind: Kind
         var path: String
-        var temporary: String
         var descriptor: Int32
+        /// Set when the file could not be created unnamed.
+        var namedTemporary: String?
+
+        var temporaryName: String { namedTemporary ?? "\(path).\(getpid()).tmp" }
     }
 
     private var pending: [Pending] = []
 
     /// Whether `--junit` is among them: only it needs the tails of task output.
     public var wantsOutputTails: Bool { pending.contains { $0.kind == .junit } }
-    public var isEmpty: Bool { pending.isEmpty }
 
-    /// Creates the temporary file of each path given, relative to `directory`; throws the first
-    /// that cannot be created, after removing the others.
+    /// Creates the file of each path given, relative to `directory`; throws for the first that
+    /// cannot be created, or that another one names too, after removing those already created.
     public init(_ paths: [(Kind, String)], relativeTo directory: String) throws(Diagnostic) {
         for (kind, given) in paths {
             let path = FileText.absolute(given, relativeTo: directory)
-            let temporary = "\(path).\(getpid()).tmp"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
-                abandon()
-                throw Diagnostic(at: nil, "\(kind.rawValue) \(given): cannot write it: \(reason)")
+            var problem: String?
+            if let other = pending.first(where: { $0.path == path }) {
+                problem = "\(other.kind.rawValue) and \(kind.rawValue) name the same file, \(given)"
+            } else if FileText.isDirectory(path) {
+                problem = "\(kind.rawValue) \(given): cannot write it: it is a directory"
+            } else if let file = Self.create(path) {
+                pending.append(Pending(kind: kind, path: path, descriptor: file.descriptor, namedTemporary: file.named))
+            } else {
+                problem = "\(kind.rawValue) \(given): cannot write it: \(String(cString: strerror(errno)))"
             }
-            pending.append(Pending(kind: kind, path: path, temporary: temporary, descriptor: descriptor))
+            if let problem {
+                abandon()
+                throw Diagnostic(at: nil, problem)
+            }
         }
     }
 
     deinit { abandon() }
 
-    /// Writes each file and renames it into place. Returns a message per file that could not be
-    /// written (its temporary file is removed).
+    /// `O_TMPFILE`, which Glibc's Swift module does not export: `__O_TMPFILE | O_DIRECTORY`, where
+    /// `__O_TMPFILE` is the same on x86-64 and AArch64.
+    private static let unnamedFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
+
+    /// An unnamed file in `path`'s folder, or else `path.PID.tmp`; nil (errno set) if neither.
+    private static func create(_ path: String) -> (descriptor: Int32, named: String?)? {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let unnamed = open(folder.isEmpty ? "/" : folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        if unnamed >= 0 { return (unnamed, nil) }
+        // Only a file system (or kernel) without unnamed files falls back; ENOENT, EACCES and the
+        // like are the answer for a named file too.
+        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }
+        let named = "\(path).\(getpid()).tmp"
+        let descriptor = open(named, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        return descriptor >= 0 ? (descriptor, named) : nil
+    }
+
+    /// Writes each file and puts it in place. Returns a message per file that could not be
+    /// written (nothing of it is left behind).
     public func write(_ run: FinishedRun) -> [String] {
         var problems: [String] = []
         for file in pending {
@@ -57,25 +84,34 @@ public final class ReportFiles {
             case .junit: text = JUnitXML.render(run)
             case .trace: text = ChromeTrace.render(run)
             }
-            let written = FileText.writeAll(file.descriptor, Array(text.utf8))
+            var done = FileText.writeAll(file.descriptor, Array(text.utf8))
+            if done && file.namedTemporary == nil { done = Self.name(file.descriptor, file.temporaryName) }
             let failure = errno
             // Closed once whatever happened: a second close could hit a number reused meanwhile.
             let closed = close(file.descriptor) == 0
-            if written && closed && rename(file.temporary, file.path) == 0 { continue }
-            // errno is the close's or the rename's when the write went through.
-            let reason = String(cString: strerror(written ? errno : failure))
-            unlink(file.temporary)
+            if done && closed && rename(file.temporaryName, file.path) == 0 { continue }
+            let reason = String(cString: strerror(done ? errno : failure))
+            unlink(file.temporaryName)
             problems.append("cannot write \(file.kind.rawValue) \(file.path): \(reason)")
         }
         pending = []
         return problems
     }
 
-    /// Removes every temporary file not yet written (a run that never happened).
+    /// Gives an unnamed file the name `temporary` (replacing a leftover of a killed run that had
+    /// this process id), through its `/proc/self/fd` link.
+    private static func name(_ descriptor: Int32, _ temporary: String) -> Bool {
+        let link = "/proc/self/fd/\(descriptor)"
+        if linkat(AT_FDCWD, link, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0 { return true }
+        guard errno == EEXIST, unlink(temporary) == 0 else { return false }
+        return linkat(AT_FDCWD, link, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0
+    }
+
+    /// Closes and removes every file not yet written (a run that never happened).
     public func abandon() {
         for file in pending {
             close(file.descriptor)
-            unlink(file.temporary)
+            if let named = file.namedTemporary { unlink(named) }
         }
         pending = []
     }

@@ -31,16 +31,27 @@ public struct RunClock: Sendable, Equatable {
         monotonic >= startMonotonic ? monotonic - startMonotonic : 0
     }
 
-    /// `2026-11-23T17:45:12.345Z`: UTC, to the millisecond.
-    public func timestamp(of monotonic: UInt64) -> String {
-        let unix = startUnixNanoseconds + Int64(offset(of: monotonic))
-        var seconds = time_t(unix / 1_000_000_000)
-        let milliseconds = Int(unix % 1_000_000_000 / 1_000_000)
+    /// Milliseconds since the Unix epoch at `monotonic`, cut (not rounded) as `timestamp` writes them.
+    func unixMilliseconds(of monotonic: UInt64) -> Int64 {
+        (startUnixNanoseconds + Int64(offset(of: monotonic))) / 1_000_000
+    }
+
+    /// The whole milliseconds between two marks as their timestamps read, so that a duration is
+    /// always the difference of the two times printed beside it.
+    func milliseconds(from start: UInt64, to end: UInt64) -> Int {
+        Int(max(0, unixMilliseconds(of: end) - unixMilliseconds(of: start)))
+    }
+
+    /// `2026-11-23T17:45:12.345Z`: UTC, to the millisecond; without `precise`,
+    /// `2026-11-23T17:45:12` (still UTC), the form JUnit's schema allows.
+    public func timestamp(of monotonic: UInt64, precise: Bool = true) -> String {
+        let unix = unixMilliseconds(of: monotonic)
+        var seconds = time_t(unix / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return "\(parts.tm_year + 1900)-\(Self.padded(parts.tm_mon + 1, 2))-\(Self.padded(parts.tm_mday, 2))"
+        let text = "\(parts.tm_year + 1900)-\(Self.padded(parts.tm_mon + 1, 2))-\(Self.padded(parts.tm_mday, 2))"
             + "T\(Self.padded(parts.tm_hour, 2)):\(Self.padded(parts.tm_min, 2)):\(Self.padded(parts.tm_sec, 2))"
-            + ".\(Self.padded(Int32(milliseconds), 3))Z"
+        return precise ? text + ".\(Self.padded(Int32(unix % 1000), 3))Z" : text
     }
 
     private static func padded(_ value: Int32, _ width: Int) -> String {

@@ -1,7 +1,8 @@
 /// `--report FILE` (SPEC §8): the run as JSON, one object per task, for CI steps and tools.
 ///
 /// Field names are stable; README "Reports for CI" documents each. Times are UTC ISO 8601 to the
-/// millisecond, durations whole milliseconds; absent values are `null`, never left out.
+/// millisecond, durations whole milliseconds (the difference of the two times as written); absent
+/// values are `null`, never left out.
 public enum RunRecordJSON {
     /// The layout's version: raised only when a field changes meaning or goes away.
     public static let formatVersion = 1
@@ -17,7 +18,7 @@ public enum RunRecordJSON {
             ("manifest", .string(run.manifest)),
             ("start", .string(run.clock.timestamp(of: runStart))),
             ("end", .string(run.clock.timestamp(of: run.endMonotonic))),
-            ("duration_ms", .int(milliseconds(from: runStart, to: run.endMonotonic))),
+            ("duration_ms", .int(run.clock.milliseconds(from: runStart, to: run.endMonotonic))),
             ("exit_code", .int(Int(report.exitCode.rawValue))),
             ("signal", .optional(report.signal.map(SignalName.of))),
             ("stopped_after", .optional(report.stoppedAfterFailure.map { report.operations[$0].name })),
@@ -53,15 +54,11 @@ public enum RunRecordJSON {
             ("timed_out", .bool(record.lastResult?.timedOut ?? false)),
             ("start", .optional(span.map { run.clock.timestamp(of: $0.start) })),
             ("end", .optional(span.map { run.clock.timestamp(of: $0.end) })),
-            ("duration_ms", span.map { .int(milliseconds(from: $0.start, to: $0.end)) } ?? .null),
+            ("duration_ms", span.map { .int(run.clock.milliseconds(from: $0.start, to: $0.end)) } ?? .null),
             ("attempts", .int(record.attempts)),
             ("reason", .optional(run.reason(index))),
             ("caused_by", .optional(run.cause(index).map { run.report.operations[$0].name })),
         ])
     }
 
-    /// Rounded to the nearest, as `--junit` rounds its seconds.
-    private static func milliseconds(from start: UInt64, to end: UInt64) -> Int {
-        Int(((end >= start ? end - start : 0) + 500_000) / 1_000_000)
-    }
 }

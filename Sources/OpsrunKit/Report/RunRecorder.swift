@@ -12,14 +12,19 @@ public final class RunRecorder: RunObserver {
 
     /// By spec index, in order.
     public private(set) var attempts: [[Attempt]]
-    /// By spec index, while the task runs and after it failed; only when output is kept.
+    /// By spec index, the current attempt's output while a task runs (at most `-j` at once);
+    /// only when output is kept.
     private var tails: [OutputTail?]
+    /// By spec index, the tail's text once a task has failed (allowed or not): at most
+    /// `OutputTail.byteLimit` and a note each, however many fail.
+    private var failedOutput: [String?]
     private let keepsOutput: Bool
 
     /// `keepsOutput`: hold the tail of each task's output (for `--junit`).
     public init(operationCount: Int, keepsOutput: Bool) {
         attempts = Array(repeating: [], count: operationCount)
         tails = Array(repeating: nil, count: keepsOutput ? operationCount : 0)
+        failedOutput = Array(repeating: nil, count: keepsOutput ? operationCount : 0)
         self.keepsOutput = keepsOutput
     }
 
@@ -35,8 +40,13 @@ public final class RunRecorder: RunObserver {
             if let result {
                 attempts[index].append(Attempt(number: attempts[index].count + 1, result: result))
             }
-            if keepsOutput && (outcome == .succeeded || outcome == .upToDate) { tails[index] = nil }
-        case .commandStarted, .cancelled, .runStopping:
+            guard keepsOutput else { return }
+            if outcome == .failed || outcome == .failedAllowed { failedOutput[index] = tails[index]?.text }
+            tails[index] = nil
+        case .cancelled(let index, _):
+            // JUnit shows a cancelled task's reason, not its output.
+            if keepsOutput { tails[index] = nil }
+        case .commandStarted, .runStopping:
             break
         }
     }
@@ -54,25 +64,9 @@ public final class RunRecorder: RunObserver {
         return list
     }
 
-    /// The end of what operation `index` printed in its last attempt; nil if it succeeded or
-    /// output was not kept.
+    /// The end of what operation `index` printed in its last attempt, if it failed (allowed or
+    /// not) and output was kept.
     public func outputTail(of index: Int) -> String? {
-        guard keepsOutput else { return nil }
-        return tails[index]?.text
-    }
-}
-
-/// Several observers, each told every event in turn (the printer first).
-public final class RunObservers: RunObserver {
-    let observers: [RunObserver]
-
-    public init(_ observers: [RunObserver]) { self.observers = observers }
-
-    public func handle(_ event: RunEvent) {
-        for observer in observers { observer.handle(event) }
-    }
-
-    public func runWillWait() {
-        for observer in observers { observer.runWillWait() }
+        keepsOutput ? failedOutput[index] : nil
     }
 }

@@ -22,7 +22,7 @@ import Testing
             JUnitXML.render(run) == """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <testsuites name="opsrun" tests="3" failures="1" errors="0" skipped="1" time="1.500">
-                  <testsuite name="Tasksfile.yaml" tests="3" failures="1" errors="0" skipped="1" time="1.500" timestamp="2026-11-23T10:00:00.000Z">
+                  <testsuite name="Tasksfile.yaml" tests="3" failures="1" errors="0" skipped="1" time="1.500" timestamp="2026-11-23T10:00:00">
                     <testcase name="compile" classname="Tasksfile.yaml" time="1.300">
                       <failure message="exit 2 after 1.3s" type="failed">compiling...
                 main.c:3: error: expected &apos;;&apos;
@@ -39,20 +39,40 @@ import Testing
     }
 
     @Test func markupInNamesAndOutputIsEscapedAndTerminalEscapesAreLeftOut() {
-        #expect(JUnitXML.escaped("a<b>&\"c\"") == "a&lt;b&gt;&amp;&quot;c&quot;")
-        #expect(JUnitXML.escaped("\u{1B}[1;31merror\u{1B}[0m: bad\u{07}") == "error: bad")
-        #expect(JUnitXML.escaped("tab\tand\r\nnewline") == "tab\tand\r\nnewline")
+        #expect(XMLText.content("a<b>&\"c\"") == "a&lt;b&gt;&amp;&quot;c&quot;")
+        #expect(XMLText.content("\u{1B}[1;31merror\u{1B}[0m: bad\u{07}") == "error: bad")
+        // A terminal title and a hyperlink: `ESC ] … BEL` and `ESC ] … ESC \`.
+        #expect(XMLText.content("\u{1B}]0;title\u{07}see \u{1B}]8;;http://x\u{1B}\\docs\u{1B}]8;;\u{1B}\\.") == "see docs.")
+        #expect(XMLText.content("tab\tand\r\nnewline") == "tab\tand\r\nnewline")
+        // In an attribute, a reader would turn line breaks and tabs into spaces.
+        #expect(XMLText.attribute("two\nlines\tand a tab") == "two&#10;lines&#9;and a tab")
     }
 
     @Test func anAllowedFailurePassesWithItsReasonAndOutputInSystemOut() {
         let run = finishedRun(
             [task("flaky", allowFailure: true)],
             [record("flaky", .finished(.failedAllowed), attempts: 1, result(.exited(1), 0, 0.5))],
-            events: [.operationStarted(index: 0, attempt: 1), out(0, "oops\n")])
+            events: [
+                .operationStarted(index: 0, attempt: 1), out(0, "oops\n"),
+                .finished(index: 0, .failedAllowed, result: result(.exited(1), 0, 0.5)),
+            ])
         let xml = JUnitXML.render(run)
         #expect(xml.contains("failures=\"0\""))
         #expect(xml.contains("<system-out>failed (allowed): exit 1 after 0.5s\noops\n</system-out>"))
         #expect(!xml.contains("<failure"))
+    }
+
+    @Test func aCancelledTasksOutputIsNotKept() {
+        let run = finishedRun(
+            [task("serve")],
+            [record("serve", .cancelled(.interrupted(signal: 2)), attempts: 1, result(.signaled(15), 0, 1))],
+            events: [
+                .operationStarted(index: 0, attempt: 1), out(0, "listening\n"),
+                .cancelled(index: 0, .interrupted(signal: 2)),
+            ], signal: 2)
+        let xml = JUnitXML.render(run)
+        #expect(xml.contains("<skipped message=\"interrupted by SIGINT\"/>"))
+        #expect(!xml.contains("listening"))
     }
 
     @Test func upToDateTasksAreSkippedAsUpToDate() {

@@ -21,6 +21,28 @@ import Testing
         #expect(lines.count == 102)  // the note, 100 lines, and the empty piece after the last newline
     }
 
+    @Test func oneBigChunkOfLongMultibyteLinesIsShownFromAWholeLine() {
+        // What the runner hands over from a fast writer: 64 KiB at once, cut anywhere.
+        var tail = OutputTail()
+        let line = Array((String(repeating: "é", count: 300) + "\n").utf8)  // 601 bytes
+        var chunk: [UInt8] = []
+        while chunk.count < 64 * 1024 { chunk += line }
+        tail.append(Array(chunk[7...]))  // begins inside a line, and inside a character
+        let text = tail.text
+        #expect(text.hasPrefix("[… earlier output left out]\néé"))
+        #expect(!text.contains("\u{FFFD}"))
+        let lines = text.split(separator: "\n").dropFirst()
+        #expect(lines.allSatisfy { $0.count == 300 })
+    }
+
+    @Test func aTailWithoutAnyNewlineStillBeginsOnACharacter() {
+        var tail = OutputTail()
+        tail.append(Array(String(repeating: "€", count: 20_000).utf8))  // 60,000 bytes, no line break
+        let text = tail.text
+        #expect(text.hasPrefix("[… earlier output left out]\n€€"))
+        #expect(!text.contains("\u{FFFD}"))
+    }
+
     @Test func aFloodOfOutputKeepsMemoryBoundedAndShowsItsEndFromAWholeLine() {
         var tail = OutputTail()
         let chunk = Array(String(repeating: "x", count: 999).utf8) + [UInt8(ascii: "\n")]
@@ -32,15 +54,5 @@ import Testing
         #expect(text.hasSuffix("x\nthe end\n"))
         let lines = text.split(separator: "\n").dropFirst()
         #expect(lines.dropLast().allSatisfy { $0.count == 999 })
-    }
-}
-
-@Suite struct RunClockTests {
-    @Test func monotonicMarksReadAsUTCTimesToTheMillisecond() {
-        let clock = RunClock(startMonotonic: 5_000_000_000, startUnixNanoseconds: 1_795_428_000 * 1_000_000_000)
-        #expect(clock.timestamp(of: 5_000_000_000) == "2026-11-23T10:00:00.000Z")
-        #expect(clock.timestamp(of: 5_000_000_000 + 3_723_045_999_999) == "2026-11-23T11:02:03.045Z")
-        // A mark before the start (none should exist) reads as the start, not as an earlier time.
-        #expect(clock.timestamp(of: 1) == "2026-11-23T10:00:00.000Z")
     }
 }
