@@ -133,6 +133,9 @@ import Testing
         let folder = try project.run("--report", "run.json", "--trace", "folder", "hello")
         #expect(folder.status == 2)
         #expect(folder.stderr.contains("--trace folder: cannot write it: it is a directory"))
+        let slash = try project.run("--trace", "new/", "hello")
+        #expect(slash.status == 2)
+        #expect(slash.stderr.contains("--trace new/: cannot write it: it is a directory"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: project.url.path).sorted() == ["Tasksfile.yaml", "folder"])
     }
 

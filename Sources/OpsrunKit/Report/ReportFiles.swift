@@ -40,12 +40,15 @@ public final class ReportFiles {
             var problem: String?
             if let other = pending.first(where: { $0.path == path }) {
                 problem = "\(other.kind.rawValue) and \(kind.rawValue) name the same file, \(given)"
-            } else if FileText.isDirectory(path) {
+            } else if given.hasSuffix("/") || FileText.isDirectory(path) {
                 problem = "\(kind.rawValue) \(given): cannot write it: it is a directory"
-            } else if let file = Self.create(path) {
-                pending.append(Pending(kind: kind, path: path, descriptor: file.descriptor, namedTemporary: file.named))
             } else {
-                problem = "\(kind.rawValue) \(given): cannot write it: \(String(cString: strerror(errno)))"
+                switch Self.create(path) {
+                case .success(let file):
+                    pending.append(Pending(kind: kind, path: path, descriptor: file.descriptor, namedTemporary: file.named))
+                case .failure(let error):
+                    problem = "\(kind.rawValue) \(given): cannot write it: \(error.description)"
+                }
             }
             if let problem {
                 abandon()
@@ -60,17 +63,28 @@ public final class ReportFiles {
     /// `__O_TMPFILE` is the same on x86-64 and AArch64.
     private static let unnamedFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
 
-    /// An unnamed file in `path`'s folder, or else `path.PID.tmp`; nil (errno set) if neither.
-    private static func create(_ path: String) -> (descriptor: Int32, named: String?)? {
+    struct SystemError: Error {
+        let number: Int32
+        var description: String { String(cString: strerror(number)) }
+    }
+
+    /// An unnamed file in `path`'s folder, or else `path.PID.tmp`.
+    private static func create(_ path: String) -> Result<(descriptor: Int32, named: String?), SystemError> {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let unnamed = open(folder.isEmpty ? "/" : folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
-        if unnamed >= 0 { return (unnamed, nil) }
-        // Only a file system (or kernel) without unnamed files falls back; ENOENT, EACCES and the
-        // like are the answer for a named file too.
-        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }
+        if unnamed >= 0 {
+            // It is named at the end through /proc/self/fd; without /proc (some chroots) a named
+            // file from the start, rather than a report lost after the run.
+            if access("/proc/self/fd/\(unnamed)", F_OK) == 0 { return .success((unnamed, nil)) }
+            close(unnamed)
+        } else if errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL {
+            // Only a file system (or kernel) without unnamed files falls back; ENOENT, EACCES and
+            // the like are the answer for a named file too.
+            return .failure(SystemError(number: errno))
+        }
         let named = "\(path).\(getpid()).tmp"
         let descriptor = open(named, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        return descriptor >= 0 ? (descriptor, named) : nil
+        return descriptor >= 0 ? .success((descriptor, named)) : .failure(SystemError(number: errno))
     }
 
     /// Writes each file and puts it in place. Returns a message per file that could not be
@@ -86,11 +100,11 @@ public final class ReportFiles {
             }
             var done = FileText.writeAll(file.descriptor, Array(text.utf8))
             if done && file.namedTemporary == nil { done = Self.name(file.descriptor, file.temporaryName) }
-            let failure = errno
+            let failure = SystemError(number: errno)
             // Closed once whatever happened: a second close could hit a number reused meanwhile.
             let closed = close(file.descriptor) == 0
             if done && closed && rename(file.temporaryName, file.path) == 0 { continue }
-            let reason = String(cString: strerror(done ? errno : failure))
+            let reason = done ? SystemError(number: errno).description : failure.description
             unlink(file.temporaryName)
             problems.append("cannot write \(file.kind.rawValue) \(file.path): \(reason)")
         }

@@ -23,7 +23,8 @@ public struct RunClock: Sendable, Equatable {
         clock_gettime(CLOCK_REALTIME, &wall)
         return RunClock(
             startMonotonic: MonotonicClock.now(),
-            startUnixNanoseconds: Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec))
+            // Wrapping: a clock set past 2262 gives wrong times in a report, not a crash.
+            startUnixNanoseconds: Int64(wall.tv_sec) &* 1_000_000_000 &+ Int64(wall.tv_nsec))
     }
 
     /// Nanoseconds from the start to `monotonic` (0 for a mark before it).
@@ -33,7 +34,9 @@ public struct RunClock: Sendable, Equatable {
 
     /// Milliseconds since the Unix epoch at `monotonic`, cut (not rounded) as `timestamp` writes them.
     func unixMilliseconds(of monotonic: UInt64) -> Int64 {
-        (startUnixNanoseconds + Int64(offset(of: monotonic))) / 1_000_000
+        let unix = startUnixNanoseconds &+ Int64(truncatingIfNeeded: offset(of: monotonic))
+        // Floor, not toward zero: before 1970 a time still cuts down to its millisecond.
+        return unix >= 0 ? unix / 1_000_000 : (unix - 999_999) / 1_000_000
     }
 
     /// The whole milliseconds between two marks as their timestamps read, so that a duration is
@@ -46,12 +49,13 @@ public struct RunClock: Sendable, Equatable {
     /// `2026-11-23T17:45:12` (still UTC), the form JUnit's schema allows.
     public func timestamp(of monotonic: UInt64, precise: Bool = true) -> String {
         let unix = unixMilliseconds(of: monotonic)
-        var seconds = time_t(unix / 1000)
+        let milliseconds = (unix % 1000 + 1000) % 1000
+        var seconds = time_t((unix - milliseconds) / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let text = "\(parts.tm_year + 1900)-\(Self.padded(parts.tm_mon + 1, 2))-\(Self.padded(parts.tm_mday, 2))"
             + "T\(Self.padded(parts.tm_hour, 2)):\(Self.padded(parts.tm_min, 2)):\(Self.padded(parts.tm_sec, 2))"
-        return precise ? text + ".\(Self.padded(Int32(unix % 1000), 3))Z" : text
+        return precise ? text + ".\(Self.padded(Int32(milliseconds), 3))Z" : text
     }
 
     private static func padded(_ value: Int32, _ width: Int) -> String {

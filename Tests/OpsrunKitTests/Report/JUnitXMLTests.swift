@@ -44,6 +44,16 @@ import Testing
         // A terminal title and a hyperlink: `ESC ] … BEL` and `ESC ] … ESC \`.
         #expect(XMLText.content("\u{1B}]0;title\u{07}see \u{1B}]8;;http://x\u{1B}\\docs\u{1B}]8;;\u{1B}\\.") == "see docs.")
         #expect(XMLText.content("tab\tand\r\nnewline") == "tab\tand\r\nnewline")
+        // `tput sgr0` on xterm: ESC ( B then ESC [ m.
+        #expect(XMLText.content("bold\u{1B}(B\u{1B}[m plain") == "bold plain")
+        #expect(XMLText.content("\u{1B}7saved\u{1B}8 \u{1B}Pdevice string\u{1B}\\done") == "saved done")
+    }
+
+    @Test func aBrokenTerminalEscapeNeverSwallowsALineOrText() {
+        #expect(XMLText.content("cut \u{1B}[\nError: disk full") == "cut \nError: disk full")
+        #expect(XMLText.content("title \u{1B}]0;half\nnext line") == "title \nnext line")
+        #expect(XMLText.content("x\u{1B}\u{1B}[31my") == "xy")
+        #expect(XMLText.content("\u{1B}é") == "é")
         // In an attribute, a reader would turn line breaks and tabs into spaces.
         #expect(XMLText.attribute("two\nlines\tand a tab") == "two&#10;lines&#9;and a tab")
     }

@@ -13,6 +13,13 @@ import Testing
         #expect(clock.timestamp(of: 5_000_000_000 + 1_999_000_000, precise: false) == "2026-11-23T10:00:01")
     }
 
+    @Test func aClockBefore1970StillReadsAsATime() {
+        // 1969-12-31T23:59:59.750Z: a quarter second before the epoch.
+        let clock = RunClock(startMonotonic: 0, startUnixNanoseconds: -250_000_000)
+        #expect(clock.timestamp(of: 0) == "1969-12-31T23:59:59.750Z")
+        #expect(clock.timestamp(of: 300_000_000) == "1970-01-01T00:00:00.050Z")
+    }
+
     @Test func aDurationIsTheDifferenceOfTheTwoTimesAsWritten() {
         // 10:00:00.0004 to 10:00:00.0016 reads .000 to .001: 1 ms, though 1.2 ms passed.
         let clock = RunClock(startMonotonic: 0, startUnixNanoseconds: 1_795_428_000 * 1_000_000_000 + 400_000)
