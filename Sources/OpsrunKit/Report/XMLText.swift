@@ -27,6 +27,27 @@ enum XMLText {
         case stringEscape
     }
 
+    /// Where an escape goes on with the printable ASCII character `scalar`.
+    private static func next(after escape: Escape, _ scalar: Unicode.Scalar) -> Escape {
+        switch escape {
+        case .stringEscape where scalar == "\\":
+            return .none
+        case .started, .stringEscape:
+            switch scalar {
+            case "[": return .controlSequence
+            case "]", "P", "X", "^", "_": return .string
+            case _ where scalar.value <= 0x2F: return .intermediates
+            default: return .none  // a two-character escape: `ESC 7`, `ESC M`
+            }
+        case .intermediates:
+            return scalar.value >= 0x30 ? .none : .intermediates
+        case .controlSequence:
+            return scalar.value >= 0x40 ? .none : .controlSequence
+        case .none, .string:
+            return escape
+        }
+    }
+
     private static func escaped(_ text: String, inAttribute: Bool) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -37,36 +58,6 @@ enum XMLText {
             switch escape {
             case .none:
                 break
-            case .started, .stringEscape:
-                if escape == .stringEscape && scalar == "\\" {
-                    escape = .none
-                    continue
-                }
-                guard printableASCII else {
-                    escape = .none
-                    break
-                }
-                switch scalar {
-                case "[": escape = .controlSequence
-                case "]", "P", "X", "^", "_": escape = .string
-                case _ where value <= 0x2F: escape = .intermediates
-                default: escape = .none  // a two-character escape: `ESC 7`, `ESC M`
-                }
-                continue
-            case .intermediates:
-                guard printableASCII else {
-                    escape = .none
-                    break
-                }
-                if value >= 0x30 { escape = .none }
-                continue
-            case .controlSequence:
-                guard printableASCII else {
-                    escape = .none
-                    break
-                }
-                if value >= 0x40 { escape = .none }
-                continue
             case .string:
                 if scalar == "\u{07}" {
                     escape = .none
@@ -76,10 +67,14 @@ enum XMLText {
                     escape = .stringEscape
                     continue
                 }
-                guard printableASCII || value >= 0x80 else {
-                    escape = .none
+                if printableASCII || value >= 0x80 { continue }
+                escape = .none  // a control character ends the string and stays text
+            case .started, .stringEscape, .intermediates, .controlSequence:
+                guard printableASCII else {
+                    escape = .none  // ends the escape; the character stays text
                     break
                 }
+                escape = next(after: escape, scalar)
                 continue
             }
             switch scalar {
