@@ -130,6 +130,9 @@ struct OpsrunCommand: ParsableCommand {
         SignalHandling.blockTerminationSignals()
         SignalHandling.blockChildExitSignal()
         KeptUntilExit.enable()
+        if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
+            Glibc.exit(Driver.run(invocation).rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -1,0 +1,63 @@
+import Testing
+
+@testable import OpsrunKit
+@testable import opsrun
+
+/// The command lines `QuickArguments` reads without ArgumentParser must read exactly as
+/// ArgumentParser reads them; everything else it must leave to ArgumentParser.
+@Suite struct QuickArgumentsTests {
+    static let tokens = [
+        "build", "test", "A=1", "B=", "=x", "x=y=z", "-k", "--keep-going", "-B", "--force", "-q",
+        "--quiet", "-v", "--verbose", "-j", "2", "-j3", "-j0", "-jx", "-j+2", "-j-1", "--jobs", "-kj2",
+        "--jobs=2", "-", "--", "", "-n", "--graph", "-h", "--report", "r.json", "-C", "/tmp",
+    ]
+
+    /// The fields a command line sets, as text, from either parser.
+    static func fields(_ invocation: Invocation) -> String {
+        "targets \(invocation.targets) variables \(invocation.variables.map { "\($0.name)=\($0.value)" })"
+            + " jobs \(invocation.jobs) keepGoing \(invocation.keepGoing) force \(invocation.force)"
+            + " verbosity \(invocation.verbosity) action \(invocation.action) file \(invocation.manifestFile ?? "-")"
+            + " directory \(invocation.directory ?? "-") format \(invocation.format) output \(invocation.outputMode)"
+            + " explain \(invocation.explain) grace \(invocation.graceMilliseconds) color \(invocation.color)"
+            + " reports \(invocation.reportFiles.map { "\($0.0)=\($0.1)" })"
+    }
+
+    /// What ArgumentParser makes of `arguments`, nil if it refuses them.
+    static func parsed(_ arguments: [String]) -> String? {
+        guard var command = try? OpsrunCommand.parse(arguments), (try? command.validate()) != nil else { return nil }
+        return fields(command.invocation())
+    }
+
+    static func check(_ arguments: [String]) {
+        guard let quick = QuickArguments.invocation(arguments) else { return }
+        #expect(fields(quick) == parsed(arguments), "\(arguments)")
+    }
+
+    @Test func everyCommandLineOfUpToTwoWordsReadsAsArgumentParserReadsIt() {
+        Self.check([])
+        for first in Self.tokens {
+            Self.check([first])
+            for second in Self.tokens { Self.check([first, second]) }
+        }
+    }
+
+    @Test func longerCommandLinesReadAsArgumentParserReadsThem() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1500 {
+            let count = Int.random(in: 3...6, using: &generator)
+            Self.check((0..<count).map { _ in Self.tokens.randomElement(using: &generator)! })
+        }
+    }
+
+    @Test func theCommonCommandLinesAreReadQuickly() {
+        for arguments in [["build"], ["-j", "8", "test", "CI=1"], ["-j2", "-k", "-B", "lint", "test"], ["-q"], ["--verbose"]] {
+            #expect(QuickArguments.invocation(arguments) != nil, "\(arguments)")
+        }
+    }
+
+    @Test func badValuesAndEverythingElseGoToArgumentParser() {
+        for arguments in [["-j"], ["-j", "0"], ["-jx"], ["-q", "-v"], ["-n"], ["--", "x"], ["-h"], ["--jobs=2"], ["-kj2"], [""]] {
+            #expect(QuickArguments.invocation(arguments) == nil, "\(arguments)")
+        }
+    }
+}
