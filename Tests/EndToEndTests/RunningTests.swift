@@ -1,8 +1,37 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// SPEC §4 through the real binary and real processes: order, bounds, environment, failures.
 @Suite struct RunningTests {
+    @Test func aClosedStandardOutputEndsNoRunEarly() throws {
+        // `opsrun | head -1`: once head has gone, writes fail with EPIPE; the run goes on, every
+        // task runs, and the exit status is the run's, not death by SIGPIPE.
+        let project = try TemporaryProject("""
+            default: all
+            tasks:
+              first: { run: 'echo one; echo two' }
+              second: { deps: [first], run: 'echo three; touch done' }
+              all: { deps: [second] }
+            """)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        close(ends[0])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: OpsrunBinary.path)
+        process.currentDirectoryURL = project.url
+        process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: project.path("done")))
+    }
+
     @Test func helloRunsItsDefaultTaskWithOpsrunTaskSet() throws {
         let result = try OpsrunBinary.run([], in: OpsrunBinary.examples.appendingPathComponent("hello"))
         #expect(result.status == 0)

@@ -19,9 +19,9 @@ final class CommandSpawner {
     }
 
     static let shell = "/bin/sh"
-    /// The dispositions each child resets before exec: those opsrun changed (it ignores SIGPIPE,
-    /// and an ignored disposition would survive exec) or inherited changed (`nohup`), and any
-    /// handler the Swift runtime installed. Every child starts with an empty signal mask.
+    /// The dispositions each child resets before exec: those the process changed or inherited
+    /// changed (`nohup` ignores SIGHUP, and an ignored disposition would survive exec), and any
+    /// handler installed. Every child starts with an empty signal mask.
     private let resetSignals: UnsafeMutablePointer<sigset_t>
     private var priorityThreads: [QualityOfService: PrioritySpawnerThread] = [:]
     /// What each job slot's child reads until it execs; made on the slot's first spawn.

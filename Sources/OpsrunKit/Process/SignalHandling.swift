@@ -3,15 +3,18 @@ import Glibc
 /// How opsrun takes SIGINT and SIGTERM: blocked in every thread, read from a signalfd by the runner.
 public enum SignalHandling {
     /// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread created after it),
-    /// and ignores SIGPIPE, so a write to a closed pipe is an error rather than death.
+    /// and SIGPIPE, so a write to a closed pipe is an error (EPIPE) rather than death.
+    ///
+    /// SIGPIPE is blocked rather than ignored: every child starts with an empty mask anyway, while
+    /// an ignored disposition would survive exec and cost each child a `sigaction` to undo.
     ///
     /// Call it first thing in `main`, before any thread exists: a signal blocked in one thread
     /// only is delivered to another and kills the process. Children get an empty mask and default
     /// dispositions back from `ProcessRunner`'s spawn attributes.
     public static func blockTerminationSignals() {
         var signals = terminationSignals
+        sigaddset(&signals, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Blocks SIGCHLD in the calling thread (and so in every thread created after it), so child
