@@ -1,11 +1,12 @@
 import OpsrunKit
 
 /// The most common command lines, read without ArgumentParser: task names, `NAME=VALUE`, `-j N`
-/// (`-jN`, `--jobs N`), `-k`, `-B`, `-q`, `-v`. Anything else, a bad value included, returns nil
-/// and goes to ArgumentParser, which alone reports errors and prints help.
+/// (`-jN`, `--jobs N`), `-k`, `-B`, `-q`, `-v`, one of `-n`, `-l`, `--graph`, and `--format F`.
+/// Anything else, a bad value or a conflict included, returns nil and goes to ArgumentParser,
+/// which alone reports errors and prints help.
 ///
 /// Why: ArgumentParser builds its whole model of the command by reflection on every start,
-/// 1.5 ms of a 5 ms start here, the largest part of opsrun's own startup. A test
+/// 1–1.5 ms of a 4–6 ms start here, the largest part of opsrun's own startup. A test
 /// (`QuickArgumentsTests`) checks that every command line this accepts reads the same through
 /// ArgumentParser.
 enum QuickArguments {
@@ -15,11 +16,20 @@ enum QuickArguments {
         var quiet = false
         var verbose = false
         var expectsJobs = false
+        var expectsFormat = false
+        var actions: [Invocation.Action] = []
         for argument in arguments {
             if expectsJobs {
                 guard let count = jobCount(argument[...]) else { return nil }
                 jobs = count
                 expectsJobs = false
+                continue
+            }
+            if expectsFormat {
+                // As ArgumentParser reads a RawRepresentable option.
+                guard let format = OutputFormat(rawValue: argument) else { return nil }
+                invocation.format = format
+                expectsFormat = false
                 continue
             }
             switch argument {
@@ -28,6 +38,10 @@ enum QuickArguments {
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             case "-j", "--jobs": expectsJobs = true
+            case "-n", "--dry-run": actions.append(.dryRun)
+            case "-l", "--list": actions.append(.list)
+            case "--graph": actions.append(.graph)
+            case "--format": expectsFormat = true
             default:
                 if argument.hasPrefix("-j") {
                     guard let count = jobCount(argument.dropFirst(2)) else { return nil }
@@ -43,7 +57,8 @@ enum QuickArguments {
             }
         }
         // A missing value, or a conflict ArgumentParser's validation words: its to report.
-        guard !expectsJobs, !(quiet && verbose) else { return nil }
+        guard !expectsJobs, !expectsFormat, !(quiet && verbose), Set(actions).count <= 1 else { return nil }
+        invocation.action = actions.first ?? .run
         invocation.jobs = jobs ?? Invocation.processorCount
         invocation.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
         return invocation

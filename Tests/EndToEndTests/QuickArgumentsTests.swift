@@ -9,7 +9,8 @@ import Testing
     static let tokens = [
         "build", "test", "A=1", "B=", "=x", "x=y=z", "-k", "--keep-going", "-B", "--force", "-q",
         "--quiet", "-v", "--verbose", "-j", "2", "-j3", "-j0", "-jx", "-j+2", "-j-1", "--jobs", "-kj2",
-        "--jobs=2", "-", "--", "", "-n", "--graph", "-h", "--report", "r.json", "-C", "/tmp",
+        "--jobs=2", "-", "--", "", "-n", "--dry-run", "-l", "--list", "--graph", "-h", "--report",
+        "r.json", "-C", "/tmp", "--format", "json", "dot", "text", "yaml", "JSON",
     ]
 
     /// The fields a command line sets, as text, from either parser.
@@ -50,13 +51,13 @@ import Testing
     }
 
     @Test func theCommonCommandLinesAreReadQuickly() {
-        for arguments in [["build"], ["-j", "8", "test", "CI=1"], ["-j2", "-k", "-B", "lint", "test"], ["-q"], ["--verbose"]] {
+        for arguments in [["build"], ["-j", "8", "test", "CI=1"], ["-j2", "-k", "-B", "lint", "test"], ["-q"], ["--verbose"], ["-n"], ["--list"], ["--graph", "build"], ["-n", "--format", "json"]] {
             #expect(QuickArguments.invocation(arguments) != nil, "\(arguments)")
         }
     }
 
     @Test func badValuesAndEverythingElseGoToArgumentParser() {
-        for arguments in [["-j"], ["-j", "0"], ["-jx"], ["-q", "-v"], ["-n"], ["--", "x"], ["-h"], ["--jobs=2"], ["-kj2"], [""]] {
+        for arguments in [["-j"], ["-j", "0"], ["-jx"], ["-q", "-v"], ["-n", "-l"], ["--", "x"], ["-h"], ["--jobs=2"], ["-kj2"], [""], ["--format", "yaml"], ["--format"], ["--output", "grouped"]] {
             #expect(QuickArguments.invocation(arguments) == nil, "\(arguments)")
         }
     }
