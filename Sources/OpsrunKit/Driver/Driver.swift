@@ -21,7 +21,7 @@ public enum Driver {
             defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
-                out.write(try printed { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
+                out.write(try usageErrors { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
                 return .success
             case .graph:
                 let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
@@ -31,7 +31,7 @@ public enum Driver {
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
                 defer { KeptUntilExit.keep(session) }
-                let text = try printed { () throws(Diagnostic) in
+                let text = try usageErrors { () throws(Diagnostic) in
                     try session.planText(format: invocation.format) { err.write($0 + "\n") }
                 }
                 out.write(text)
@@ -42,7 +42,7 @@ public enum Driver {
                 defer { KeptUntilExit.keep(session) }
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
-                let reports = try invocation.reportFiles.isEmpty ? nil : printed { () throws(Diagnostic) in
+                let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in
                     try ReportFiles(invocation.reportFiles, relativeTo: start)
                 }
                 return session.run(standardOutput: out, standardError: err, environment: environment, reports: reports)
@@ -53,9 +53,9 @@ public enum Driver {
         }
     }
 
-    /// A printer's output (or the report files), or its diagnostic (e.g. a format that does not
-    /// apply) as a usage error.
-    private static func printed<Value>(_ body: () throws(Diagnostic) -> Value) throws(ProjectError) -> Value {
+    /// What `body` makes (a printer's output, the report files), or its diagnostic (a format that
+    /// does not apply, a report path that cannot be written) as a usage error.
+    private static func usageErrors<Value>(_ body: () throws(Diagnostic) -> Value) throws(ProjectError) -> Value {
         do { return try body() } catch { throw ProjectError(diagnostics: [error], sources: [:]) }
     }
 }

@@ -3,8 +3,9 @@
 ///
 /// One complete event (`"ph": "X"`) per attempt. Attempts are laid on lanes (`slot 1` …), each on
 /// the lowest lane free at its start: at most as many lanes as tasks ran at once (so at most `-j`),
-/// and two slices never overlap on one lane. A retry may land on another lane than its first try. Times are microseconds from the run's start. Tasks that did not run
-/// (up to date, cancelled, groups) have no slice; the report and the summary list them.
+/// and two slices never overlap on one lane. A retry may land on another lane than its first try.
+/// Times are microseconds from the run's start. Tasks that did not run (up to date, cancelled,
+/// groups) have no slice; the report and the summary list them.
 public enum ChromeTrace {
     public static func render(_ run: FinishedRun) -> String {
         struct Slice {
