@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "opsrun",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "opsrun", targets: ["opsrun"]),
         .library(name: "OpsrunKit", targets: ["OpsrunKit"]),
@@ -29,11 +28,7 @@ let package = Package(
                 "CYAML",
                 "CProcessShims",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            // The run loop's classes are read and written per command; in a release build the
-            // dynamic exclusivity checks took 3-4 % of opsrun's own CPU time over 20,000 commands.
-            // Debug builds (the tests) keep them.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            ]
         ),
         .executableTarget(
             name: "opsrun",

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Every test, as CI runs them: the whole suite on a debug build, then the end-to-end tests again
+# against the binary the README's first command builds (release, static Swift runtime), since
+# some faults (a terminal hang) showed only with that one.
+set -eu
+cd "$(dirname "$0")/.."
+swift test
+swift build -c release --static-swift-stdlib --product opsrun
+OPSRUN_BINARY="$PWD/.build/release/opsrun" swift test --skip-build --filter EndToEndTests
