@@ -190,13 +190,17 @@ int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request
     int flags = CLONE_VM | SIGCHLD | (wait ? CLONE_VFORK : 0) | (pidfd ? CLONE_PIDFD : 0);
     int descriptor = -1;
     sigset_t all, previous;
-    if (request->block_signals) {
+    // The child takes the terminal from what is by then a background group (its own): unblocked,
+    // SIGTTOU would stop it there, before its exec, and this parent would wait for that forever.
+    // It starts with this thread's mask and empties it just before exec.
+    int block = request->block_signals || request->take_terminal;
+    if (block) {
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &previous);
     }
     pid_t child = clone(child_main, launch->mapping + guard_size + stack_size, flags, launch, &descriptor);
     int spawn_error = child < 0 ? errno : 0;
-    if (request->block_signals) pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (block) pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (spawn_error != 0) return spawn_error;
     if (wait && launch->error != 0) {
         if (descriptor >= 0) close(descriptor);

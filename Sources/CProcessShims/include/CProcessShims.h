@@ -39,7 +39,8 @@ struct cps_spawn_request {
     int standard_output;
     int standard_error;
     /// Make the child's new process group the foreground group of the terminal on descriptor 0,
-    /// before exec, so it can never read the terminal before it owns it.
+    /// before exec, so it can never read the terminal before it owns it (with every signal
+    /// blocked, SIGTTOU included, as a shell's child does). Needs `wait_for_exec`.
     int take_terminal;
     /// Dispositions to reset to the default before exec: those that are not (see below).
     const sigset_t *reset_signals;

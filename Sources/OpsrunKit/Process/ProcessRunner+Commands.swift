@@ -33,6 +33,7 @@ extension ProcessRunner {
             job.commandRunning = true
             job.spawnedDirectly = directly
             job.ownsTerminal = handOver
+            if handOver { TerminalControl.handOver(to: pid) }
             switch childExits {
             case .pidfd:
                 job.pidFD = pidFD
