@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #ifndef SYS_close_range
@@ -86,6 +87,8 @@ struct cps_launch {
     struct cps_spawn_request request;
     volatile int error;
     char *mapping;
+    /// opsrun's pid, for the child to see whether it died before the death signal was set.
+    pid_t parent;
 };
 
 struct cps_launch *cps_launch_create(void) {
@@ -156,6 +159,13 @@ static int child_main(void *argument) {
         }
     }
     if ((result = child_syscall(SYS_setpgid, 0, 0, 0, 0)) < 0) goto fail;
+    // SIGKILL when opsrun dies, even by SIGKILL, so no command outlives it: nothing of opsrun is
+    // left to wait out a grace period, and a command that traps SIGTERM would run on. The kernel
+    // sends it when the *thread* that cloned this child ends: the run loop's, or a
+    // PrioritySpawnerThread, which both outlive every child they spawn. Should opsrun have died
+    // already, the signal will never come (the parent is another process by now): exit instead.
+    child_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+    if (child_syscall(SYS_getppid, 0, 0, 0, 0) != launch->parent) child_syscall(SYS_exit_group, 127, 0, 0, 0);
     if (request->take_terminal) {
         pid_t self = (pid_t)child_syscall(SYS_getpid, 0, 0, 0, 0);
         if ((result = child_syscall(SYS_ioctl, STDIN_FILENO, TIOCSPGRP, (long)&self, 0)) < 0) goto fail;
@@ -186,6 +196,7 @@ fail:
 int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd) {
     launch->request = *request;
     launch->error = 0;
+    launch->parent = getpid();
     int wait = request->wait_for_exec || !CHILD_RUNS_ALONGSIDE;
     int flags = CLONE_VM | SIGCHLD | (wait ? CLONE_VFORK : 0) | (pidfd ? CLONE_PIDFD : 0);
     int descriptor = -1;

@@ -130,6 +130,7 @@ struct OpsrunCommand: ParsableCommand {
     static func main() {
         SignalHandling.blockTerminationSignals()
         SignalHandling.blockChildExitSignal()
+        OrphanAdoption.enable()
         KeptUntilExit.enable()
         if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
             Glibc.exit(Driver.run(invocation).rawValue)

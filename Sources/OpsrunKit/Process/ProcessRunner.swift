@@ -38,6 +38,10 @@ public final class ProcessRunner: CommandRunner {
     /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
     var watches: [GroupWatch?] = []
     var freeWatchSlots: [Int] = []
+    /// When adopted orphans get SIGKILL, once an interrupt sent them SIGTERM; and which did
+    /// (`ProcessRunner+Orphans`).
+    var orphanKillDeadline: UInt64?
+    var signalledOrphans = Set<pid_t>()
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.
@@ -104,11 +108,12 @@ public final class ProcessRunner: CommandRunner {
         for case let watch? in watches where immediately || watch.owner != nil {
             terminateGroup(of: watch, immediately: immediately, now: now)
         }
+        signalOrphans(immediately ? SIGKILL : SIGTERM, now: now)
     }
 
     /// SIGKILLs every process group still known, running or left over, reaps what it spawned,
-    /// and releases every descriptor and thread; for when opsrun exits. Idempotent; `deinit`
-    /// calls it too.
+    /// ends adopted orphans (which may take the grace period), and releases every descriptor and
+    /// thread; for when opsrun exits. Idempotent; `deinit` calls it too.
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
@@ -128,6 +133,7 @@ public final class ProcessRunner: CommandRunner {
         }
         watches = []
         freeWatchSlots = []
+        endOrphans()
         for case let job? in slots {
             if job.ownsTerminal {
                 TerminalControl.takeTerminalBack()
