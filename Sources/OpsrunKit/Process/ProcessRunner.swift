@@ -42,6 +42,10 @@ public final class ProcessRunner: CommandRunner {
     /// (`ProcessRunner+Orphans`).
     var orphanKillDeadline: UInt64?
     var signalledOrphans = Set<pid_t>()
+    /// Jobs whose command waits for file descriptors, in order (`ProcessRunner+Descriptors`), and
+    /// whether a job or group has ended since they were last tried.
+    var jobsWaitingForDescriptors: [RunningJob] = []
+    var descriptorsFreed = false
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.
@@ -83,6 +87,7 @@ public final class ProcessRunner: CommandRunner {
     public func waitForEvents() -> [RunnerEvent] {
         var events = pendingEvents
         pendingEvents = []
+        retryIfDescriptorsFreed(events: &events)
         // Those of `start` (a command started, a spawn that failed) go out at once: polling too
         // cost a system call per command and rarely found anything yet.
         if !events.isEmpty { return events }
@@ -91,12 +96,14 @@ public final class ProcessRunner: CommandRunner {
                 handle(token, events: &events)
             }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
+            retryIfDescriptorsFreed(events: &events)
         } while events.isEmpty
         return events
     }
 
     public func terminateAll(immediately: Bool) {
         let now = MonotonicClock.now()
+        finishJobsWaitingForDescriptors(signal: immediately ? SIGKILL : SIGTERM)
         for case let job? in slots {
             job.terminatedByRequest = true
             if job.commandRunning {
