@@ -33,6 +33,7 @@ import Testing
               wait-for-go: sh -c 'echo $$ > started.pid; while [ ! -e go ]; do sleep 0.02; done; touch done'
             """)
         let running = try OpsrunBinary.start(["wait-for-go"], in: project.url, launcher: ["/usr/bin/nohup"])
+        defer { running.stopIfRunning() }
         _ = try #require(ProcessProbe.pid(writtenTo: project.path("started.pid")), "the task never started")
         // Queued before the task can end: were it taken, the run would stop with 129.
         kill(running.pid, SIGHUP)

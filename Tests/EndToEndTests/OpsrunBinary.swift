@@ -60,6 +60,14 @@ struct OpsrunBinary {
             return wait()
         }
 
+        /// For a test that stops early: SIGTERM, so opsrun stops its tasks, then SIGKILL if it
+        /// has not exited within 10 seconds.
+        func stopIfRunning() {
+            guard process.isRunning else { return }
+            kill(pid, SIGTERM)
+            _ = wait(seconds: 10)
+        }
+
         func wait() -> Result {
             process.waitUntilExit()
             let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
