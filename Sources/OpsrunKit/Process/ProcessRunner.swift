@@ -140,7 +140,6 @@ public final class ProcessRunner: CommandRunner {
         }
         watches = []
         freeWatchSlots = []
-        endOrphans()
         for case let job? in slots {
             if job.ownsTerminal {
                 TerminalControl.takeTerminalBack()
@@ -149,6 +148,8 @@ public final class ProcessRunner: CommandRunner {
         }
         slots = []
         freeSlots = []
+        // After the terminal is back: this may wait for the grace period.
+        endOrphans()
         outputPipes.retireAll(poller: poller)
         spawner.stopThreads()
     }
