@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #ifndef SYS_close_range
@@ -86,6 +87,8 @@ struct cps_launch {
     struct cps_spawn_request request;
     volatile int error;
     char *mapping;
+    /// opsrun's pid, for the child to see whether it died before the death signal was set.
+    pid_t parent;
 };
 
 struct cps_launch *cps_launch_create(void) {
@@ -156,6 +159,13 @@ static int child_main(void *argument) {
         }
     }
     if ((result = child_syscall(SYS_setpgid, 0, 0, 0, 0)) < 0) goto fail;
+    // SIGKILL when opsrun dies, even by SIGKILL, so no command outlives it: nothing of opsrun is
+    // left to wait out a grace period, and a command that traps SIGTERM would run on. The kernel
+    // sends it when the *thread* that cloned this child ends: the run loop's, or a
+    // PrioritySpawnerThread, which both outlive every child they spawn. Should opsrun have died
+    // already, the signal will never come (the parent is another process by now): exit instead.
+    child_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+    if (child_syscall(SYS_getppid, 0, 0, 0, 0) != launch->parent) child_syscall(SYS_exit_group, 127, 0, 0, 0);
     if (request->take_terminal) {
         pid_t self = (pid_t)child_syscall(SYS_getpid, 0, 0, 0, 0);
         if ((result = child_syscall(SYS_ioctl, STDIN_FILENO, TIOCSPGRP, (long)&self, 0)) < 0) goto fail;
@@ -186,17 +196,22 @@ fail:
 int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd) {
     launch->request = *request;
     launch->error = 0;
+    launch->parent = getpid();
     int wait = request->wait_for_exec || !CHILD_RUNS_ALONGSIDE;
     int flags = CLONE_VM | SIGCHLD | (wait ? CLONE_VFORK : 0) | (pidfd ? CLONE_PIDFD : 0);
     int descriptor = -1;
     sigset_t all, previous;
-    if (request->block_signals) {
+    // The child takes the terminal from what is by then a background group (its own): unblocked,
+    // SIGTTOU would stop it there, before its exec, and this parent would wait for that forever.
+    // It starts with this thread's mask and empties it just before exec.
+    int block = request->block_signals || request->take_terminal;
+    if (block) {
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &previous);
     }
     pid_t child = clone(child_main, launch->mapping + guard_size + stack_size, flags, launch, &descriptor);
     int spawn_error = child < 0 ? errno : 0;
-    if (request->block_signals) pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (block) pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (spawn_error != 0) return spawn_error;
     if (wait && launch->error != 0) {
         if (descriptor >= 0) close(descriptor);

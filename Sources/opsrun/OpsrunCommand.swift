@@ -16,7 +16,8 @@ struct OpsrunCommand: ParsableCommand {
             once as the bounds allow, each at most once. NAME=VALUE arguments set environment \
             variables for every command.
 
-            Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 130/143 interrupted.
+            Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 128+N interrupted \
+            by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.
             """,
         version: OpsrunVersion.current
     )
@@ -129,6 +130,7 @@ struct OpsrunCommand: ParsableCommand {
     static func main() {
         SignalHandling.blockTerminationSignals()
         SignalHandling.blockChildExitSignal()
+        OrphanAdoption.enable()
         KeptUntilExit.enable()
         if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
             Glibc.exit(Driver.run(invocation).rawValue)

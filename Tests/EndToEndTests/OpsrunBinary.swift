@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the built `opsrun` binary the way a user would, capturing what it prints and how it exits.
 struct OpsrunBinary {
     struct Result {
@@ -43,6 +47,27 @@ struct OpsrunBinary {
 
         var pid: Int32 { process.processIdentifier }
 
+        /// The result once opsrun has exited; nil (and opsrun killed) when it has not within
+        /// `seconds`, so a hang fails the test rather than the suite.
+        func wait(seconds: Double) -> Result? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            guard !process.isRunning else {
+                kill(pid, SIGKILL)
+                _ = wait()
+                return nil
+            }
+            return wait()
+        }
+
+        /// For a test that stops early: SIGTERM, so opsrun stops its tasks, then SIGKILL if it
+        /// has not exited within 10 seconds.
+        func stopIfRunning() {
+            guard process.isRunning else { return }
+            kill(pid, SIGTERM)
+            _ = wait(seconds: 10)
+        }
+
         func wait() -> Result {
             process.waitUntilExit()
             let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
@@ -53,12 +78,16 @@ struct OpsrunBinary {
         }
     }
 
+    /// Starts `opsrun arguments`, through `launcher` when given (`["/usr/bin/nohup"]`, a shell
+    /// that lowers a limit first: its words come before opsrun's path).
     static func start(
-        _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+        launcher: [String] = []
     ) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        let words = launcher + [path] + arguments
+        process.executableURL = URL(fileURLWithPath: words[0])
+        process.arguments = Array(words.dropFirst())
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"

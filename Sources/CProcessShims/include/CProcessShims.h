@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -39,7 +40,8 @@ struct cps_spawn_request {
     int standard_output;
     int standard_error;
     /// Make the child's new process group the foreground group of the terminal on descriptor 0,
-    /// before exec, so it can never read the terminal before it owns it.
+    /// before exec, so it can never read the terminal before it owns it (with every signal
+    /// blocked, SIGTTOU included, as a shell's child does). Needs `wait_for_exec`.
     int take_terminal;
     /// Dispositions to reset to the default before exec: those that are not (see below).
     const sigset_t *reset_signals;
@@ -66,8 +68,8 @@ void cps_launch_destroy(struct cps_launch *launch);
 /// exec'd. Read it once the child is reaped.
 int cps_launch_error(const struct cps_launch *launch);
 
-/// Starts `request` as the leader of a new process group, with an empty signal mask and every
-/// descriptor above 2 closed, and a pidfd for it in `*pidfd` (O_CLOEXEC) when `pidfd` is not NULL.
+/// Starts `request` as the leader of a new process group, with an empty signal mask, every
+/// descriptor above 2 closed and SIGKILL as its parent-death signal, and a pidfd for it in `*pidfd` (O_CLOEXEC) when `pidfd` is not NULL.
 ///
 /// With `wait_for_exec`, returns once the child has exec'd: 0 and the pid, or the errno of what
 /// failed (clone, or in the child chdir, exec, ...; such a child is reaped). Otherwise it returns
@@ -92,6 +94,12 @@ int cps_non_default_signals(sigset_t *set);
 /// A descriptor that becomes readable when the process exits (Linux >= 5.3); -1 and errno otherwise.
 static inline int cps_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/// Makes this process the reaper of its orphaned descendants, in place of init (prctl is variadic,
+/// which Swift cannot call). 0, or -1 and errno.
+static inline int cps_become_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
 static inline pid_t cps_gettid(void) {

@@ -139,6 +139,6 @@ public enum RunnerEvent: Sendable, Equatable {
     /// Bytes the job wrote, as they came; never more than a bounded chunk at once.
     case output(jobID: Int, OutputStreamKind, [UInt8])
     case finished(jobID: Int, JobResult)
-    /// SIGINT or SIGTERM reached opsrun.
+    /// A signal that interrupts the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reached opsrun.
     case signal(Int32)
 }

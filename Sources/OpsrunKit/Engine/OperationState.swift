@@ -40,7 +40,7 @@ public enum CancellationCause: Sendable, Equatable {
     case prerequisiteCancelled(prerequisite: Int, root: Int)
     /// It never started because the run stopped after `after` failed ("not run"; `-k` avoids it).
     case runStopped(after: Int)
-    /// SIGINT or SIGTERM ended the run before or while it executed.
+    /// A signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ended the run before or while it executed.
     case interrupted(signal: Int32)
 
     /// The prerequisite through which a failure reached it, if one did.

@@ -31,6 +31,6 @@ public enum RunEvent: Sendable, Equatable {
 public enum RunStopReason: Sendable, Equatable {
     /// The operation failed and `-k` was not given.
     case failure(index: Int)
-    /// SIGINT or SIGTERM reached opsrun.
+    /// A signal that interrupts the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reached opsrun.
     case signal(Int32)
 }

@@ -14,8 +14,8 @@ final class CommandSpawner {
         /// The pid, which is also the process group, and a pidfd for it (-1 unless asked for);
         /// `directly` when the program was started itself rather than through the shell.
         case spawned(pid_t, pidFD: Int32, directly: Bool)
-        /// Says why, for `JobResult.spawnFailure`.
-        case failed(String)
+        /// Says why, for `JobResult.spawnFailure`, with the errno (EMFILE: the runner may wait).
+        case failed(String, errno: Int32)
     }
 
     static let shell = "/bin/sh"
@@ -72,10 +72,11 @@ final class CommandSpawner {
         outputs: (output: Int32, error: Int32)?, handOverTerminal: Bool
     ) -> Outcome {
         if outputs != nil && nullInput < 0 {
-            return .failed("cannot open /dev/null: \(Self.message(nullInputError))")
+            return .failed("cannot open /dev/null: \(Self.message(nullInputError))", errno: nullInputError)
         }
         guard let launch = launch(for: slot) else {
-            return .failed("cannot start a process: \(Self.message(errno))")
+            let code = errno
+            return .failed("cannot start a process: \(Self.message(code))", errno: code)
         }
         let directory = job.workingDirectory == currentDirectory ? nil : job.workingDirectory
         var pid: pid_t = 0
@@ -100,8 +101,11 @@ final class CommandSpawner {
         func outcome(_ status: Int32, directly: Bool) -> Outcome {
             if status == 0 { return .spawned(pid, pidFD: pidFD, directly: directly) }
             // The clone itself failed, or (a spawn that waits for the exec) the child did.
-            if launch.failureBeforeExec == 0 { return .failed("cannot start a process: \(Self.message(status))") }
-            return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory))
+            if launch.failureBeforeExec == 0 {
+                return .failed("cannot start a process: \(Self.message(status))", errno: status)
+            }
+            // The child's own failure (an interactive command's exec): not opsrun's descriptors.
+            return .failed(Self.describeFailure(status, workingDirectory: job.workingDirectory), errno: 0)
         }
         if let directWords {
             let environment = launch.directEnvironment

@@ -1,8 +1,8 @@
 import CProcessShims
 import Glibc
 
-/// One epoll set over the children's pipes and pidfds, plus a signalfd for SIGINT and SIGTERM,
-/// and SIGCHLD when child exits come that way (`ProcessRunner.ChildExitNotice`).
+/// One epoll set over the children's pipes and pidfds, plus a signalfd for the termination
+/// signals (`SignalHandling.terminationSignals`), and SIGCHLD when child exits come that way (`ProcessRunner.ChildExitNotice`).
 final class EventPoller {
     private let epollFD: Int32
     private let signalFD: Int32

@@ -14,7 +14,9 @@ extension ProcessRunner {
         // The job's pipes, kept from one of its commands to the next (OutputPipes).
         if !job.job.interactive && job.pipes == nil {
             guard let pipes = outputPipes.acquire(for: job.slot, poller: poller) else {
-                let reason = String(cString: strerror(errno))
+                let code = errno
+                if Self.isDescriptorShortage(code) && waitForDescriptors(job, throughShell: throughShell) { return }
+                let reason = String(cString: strerror(code))
                 finish(job, termination: .exited(127), spawnFailure: "cannot create a pipe: \(reason)", events: &events)
                 return
             }
@@ -25,7 +27,8 @@ extension ProcessRunner {
             outputs: job.pipes.flatMap { outputPipes[$0] }.map { ($0.output.write, $0.error.write) },
             handOverTerminal: handOver)
         switch outcome {
-        case .failed(let message):
+        case .failed(let message, let code):
+            if Self.isDescriptorShortage(code) && waitForDescriptors(job, throughShell: throughShell) { return }
             finish(job, termination: .exited(127), spawnFailure: message, events: &events)
         case .spawned(let pid, let pidFD, let directly):
             job.serial &+= 1
@@ -33,6 +36,7 @@ extension ProcessRunner {
             job.commandRunning = true
             job.spawnedDirectly = directly
             job.ownsTerminal = handOver
+            if handOver { TerminalControl.handOver(to: pid) }
             switch childExits {
             case .pidfd:
                 job.pidFD = pidFD
@@ -163,6 +167,7 @@ extension ProcessRunner {
         closeDescriptors(of: job)
         slots[job.slot] = nil
         freeSlots.append(job.slot)
+        descriptorsFreed = true
         let result = JobResult(
             termination: termination, commandIndex: job.commandIndex, timedOut: job.timedOut,
             terminatedByRequest: job.terminatedByRequest, spawnFailure: spawnFailure,

@@ -85,6 +85,7 @@ extension ProcessRunner {
             poller.removeAndClose(descriptor)
         }
         watch.members = []
+        descriptorsFreed = true
         watches[watch.slot] = nil
         freeWatchSlots.append(watch.slot)
         if let owner = watch.owner, let termination = watch.ownerTermination {

@@ -38,6 +38,14 @@ public final class ProcessRunner: CommandRunner {
     /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
     var watches: [GroupWatch?] = []
     var freeWatchSlots: [Int] = []
+    /// When adopted orphans get SIGKILL, once an interrupt sent them SIGTERM; and which did
+    /// (`ProcessRunner+Orphans`).
+    var orphanKillDeadline: UInt64?
+    var signalledOrphans = Set<pid_t>()
+    /// Jobs whose command waits for file descriptors, in order (`ProcessRunner+Descriptors`), and
+    /// whether a job or group has ended since they were last tried.
+    var jobsWaitingForDescriptors: [RunningJob] = []
+    var descriptorsFreed = false
     /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
     var pendingEvents: [RunnerEvent] = []
     /// One buffer for every read; each chunk is copied out into its `.output` event.
@@ -79,6 +87,7 @@ public final class ProcessRunner: CommandRunner {
     public func waitForEvents() -> [RunnerEvent] {
         var events = pendingEvents
         pendingEvents = []
+        retryIfDescriptorsFreed(events: &events)
         // Those of `start` (a command started, a spawn that failed) go out at once: polling too
         // cost a system call per command and rarely found anything yet.
         if !events.isEmpty { return events }
@@ -87,12 +96,14 @@ public final class ProcessRunner: CommandRunner {
                 handle(token, events: &events)
             }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
+            retryIfDescriptorsFreed(events: &events)
         } while events.isEmpty
         return events
     }
 
     public func terminateAll(immediately: Bool) {
         let now = MonotonicClock.now()
+        finishJobsWaitingForDescriptors(signal: immediately ? SIGKILL : SIGTERM)
         for case let job? in slots {
             job.terminatedByRequest = true
             if job.commandRunning {
@@ -104,11 +115,12 @@ public final class ProcessRunner: CommandRunner {
         for case let watch? in watches where immediately || watch.owner != nil {
             terminateGroup(of: watch, immediately: immediately, now: now)
         }
+        signalOrphans(immediately ? SIGKILL : SIGTERM, now: now)
     }
 
     /// SIGKILLs every process group still known, running or left over, reaps what it spawned,
-    /// and releases every descriptor and thread; for when opsrun exits. Idempotent; `deinit`
-    /// calls it too.
+    /// ends adopted orphans (which may take the grace period), and releases every descriptor and
+    /// thread; for when opsrun exits. Idempotent; `deinit` calls it too.
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
@@ -136,6 +148,8 @@ public final class ProcessRunner: CommandRunner {
         }
         slots = []
         freeSlots = []
+        // After the terminal is back: this may wait for the grace period.
+        endOrphans()
         outputPipes.retireAll(poller: poller)
         spawner.stopThreads()
     }

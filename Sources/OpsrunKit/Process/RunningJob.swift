@@ -4,8 +4,8 @@ import Glibc
 final class RunningJob {
     let job: CommandJob
     let slot: Int
-    let startNanoseconds: UInt64
-    let timeoutDeadline: UInt64?
+    private(set) var startNanoseconds: UInt64
+    private(set) var timeoutDeadline: UInt64?
 
     var commandIndex = 0
     /// Told apart from the job's earlier commands in poll tokens.
@@ -27,6 +27,11 @@ final class RunningJob {
     /// members that trap SIGTERM.
     var watch: GroupWatch?
 
+    /// Its current command could not get file descriptors; it is retried when another job ends
+    /// (`ProcessRunner+Descriptors`), through the shell when `retryThroughShell`.
+    var waitingForDescriptors = false
+    var retryThroughShell = false
+
     var timedOut = false
     var terminatedByRequest = false
     /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
@@ -37,6 +42,13 @@ final class RunningJob {
         timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
         self.job = job
         self.slot = slot
+        startNanoseconds = now
+    }
+
+    /// The job starts now rather than when it was started: it waited for descriptors before its
+    /// first command could run, which must not count against its timeout.
+    func restartClock(now: UInt64) {
+        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
         startNanoseconds = now
     }
 

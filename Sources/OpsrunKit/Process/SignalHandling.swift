@@ -1,9 +1,10 @@
 import Glibc
 
-/// How opsrun takes SIGINT and SIGTERM: blocked in every thread, read from a signalfd by the runner.
+/// How opsrun takes the signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT): blocked
+/// in every thread, read from a signalfd by the runner.
 public enum SignalHandling {
-    /// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread created after it),
-    /// and SIGPIPE, so a write to a closed pipe is an error (EPIPE) rather than death.
+    /// Blocks the termination signals in the calling thread (and so in every thread created after
+    /// it), and SIGPIPE, so a write to a closed pipe is an error (EPIPE) rather than death.
     ///
     /// SIGPIPE is blocked rather than ignored: every child starts with an empty mask anyway, while
     /// an ignored disposition would survive exec and cost each child a `sigaction` to undo.
@@ -11,10 +12,28 @@ public enum SignalHandling {
     /// Call it first thing in `main`, before any thread exists: a signal blocked in one thread
     /// only is delivered to another and kills the process. Children get an empty mask and default
     /// dispositions back from `ProcessRunner`'s spawn attributes.
+    ///
+    /// A termination signal opsrun was started with ignored stays ignored, and is unblocked (the
+    /// mask is inherited too): a blocked signal is queued even when ignored, so `nohup opsrun`
+    /// would stop at the hangup it was meant to survive, and a script's `opsrun &` (which ignores
+    /// SIGINT and SIGQUIT) at a Ctrl-C meant for the script. GNU make does the same.
     public static func blockTerminationSignals() {
         var signals = terminationSignals
+        var ignored = sigset_t()
+        sigemptyset(&ignored)
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] where isIgnored(signal) {
+            sigdelset(&signals, signal)
+            sigaddset(&ignored, signal)
+        }
         sigaddset(&signals, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
+        pthread_sigmask(SIG_UNBLOCK, &ignored, nil)
+    }
+
+    private static func isIgnored(_ signal: Int32) -> Bool {
+        var action = sigaction()
+        guard sigaction(signal, nil, &action) == 0 else { return false }
+        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 1  // SIG_IGN
     }
 
     /// Blocks SIGCHLD in the calling thread (and so in every thread created after it), so child
@@ -33,12 +52,16 @@ public enum SignalHandling {
     /// Whether `blockChildExitSignal` was called.
     nonisolated(unsafe) public private(set) static var childExitSignalBlocked = false
 
-    /// SIGINT and SIGTERM: what the runner's signalfd listens for.
+    /// What the runner's signalfd listens for: each interrupts the run the same way.
+    ///
+    /// SIGHUP (a closed terminal or SSH session: the shell passes it on to its jobs) and SIGQUIT
+    /// (Ctrl-\) too, as ninja does for SIGHUP: with their default action opsrun would die at once
+    /// and leave every task running, since each runs in a process group of its own. `nohup opsrun`
+    /// still works: an ignored signal is discarded, never queued.
     static var terminationSignals: sigset_t {
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] { sigaddset(&signals, signal) }
         return signals
     }
 }

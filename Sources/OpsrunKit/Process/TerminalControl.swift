@@ -8,6 +8,13 @@ enum TerminalControl {
         isatty(STDIN_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp()
     }
 
+    /// Makes `processGroup` the terminal's foreground group, as a shell does for a job it starts.
+    /// The child did it already, before its exec; doing it here too, as shells do, keeps the
+    /// handover from depending on how the child was spawned.
+    static func handOver(to processGroup: pid_t) {
+        withTerminalStopBlocked { _ = tcsetpgrp(STDIN_FILENO, processGroup) }
+    }
+
     static func takeTerminalBack() {
         withTerminalStopBlocked { _ = tcsetpgrp(STDIN_FILENO, getpgrp()) }
     }

@@ -121,8 +121,10 @@ import Testing
     }
 
     @Test func exitCodesLiveInOneTable() {
-        #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 130, 143])
+        #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 129, 130, 131, 143])
+        #expect(ExitCode.interrupted(by: SignalNumber.hangUp) == .hungUp)
         #expect(ExitCode.interrupted(by: SignalNumber.interrupt) == .interrupted)
+        #expect(ExitCode.interrupted(by: SignalNumber.quit) == .quit)
         #expect(ExitCode.interrupted(by: SignalNumber.terminate) == .terminated)
     }
 }
