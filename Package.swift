@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// One target per layer, so that an import running upwards does not compile (docs/architecture.md):
+// Core ← Engine ← Manifest ← Graph ← Plan ← Report ← Kit, with Process and Incremental beside them.
 let package = Package(
     name: "opsrun",
     products: [
@@ -13,44 +15,47 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        // libyaml, found through pkg-config; only Manifest/YAMLDocument.swift touches its C types.
-        .systemLibrary(
-            name: "CYAML",
-            pkgConfig: "yaml-0.1",
-            providers: [.apt(["libyaml-dev"])]
-        ),
-        // Static inline wrappers for syscalls and glibc spawn actions Swift cannot call directly;
-        // only Process/ imports it.
+        // libyaml, found through pkg-config; only OpsrunManifest/YAMLDocument.swift touches its C types.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // Static inline wrappers for system calls Swift cannot call directly; only OpsrunProcess imports it.
         .target(name: "CProcessShims"),
+        // Locations, diagnostics, bytes, files, the clock: what every layer speaks.
+        .target(name: "OpsrunCore"),
+        // The operation/queue model: states, ready heap, named queues, failure policy, events.
+        .target(name: "OpsrunEngine", dependencies: ["OpsrunCore"]),
+        // Tasksfile.yaml → Manifest (plain values with source locations), and its cache.
+        .target(
+            name: "OpsrunManifest",
+            dependencies: ["OpsrunCore", "OpsrunEngine", "CYAML", .product(name: "Crypto", package: "swift-crypto")]),
+        // Task ids, edges, cycles, a run's closure.
+        .target(name: "OpsrunGraph", dependencies: ["OpsrunCore", "OpsrunManifest"]),
+        // The only code that spawns: process groups, pipes, reaping, signals; the engine's runner.
+        .target(name: "OpsrunProcess", dependencies: ["OpsrunCore", "OpsrunEngine", "CProcessShims"]),
+        // Up to date: file observation (globs, hashing, stats) and the crash-safe state.
+        .target(
+            name: "OpsrunIncremental",
+            dependencies: ["OpsrunCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // What a run needs: the project, its operations and environments, the dry-run plan.
+        .target(
+            name: "OpsrunPlan",
+            dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunIncremental"]),
+        // Event consumers: the console, the printers, the report files.
+        .target(name: "OpsrunReport", dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunGraph", "OpsrunPlan"]),
+        // Wiring only: an invocation end to end.
         .target(
             name: "OpsrunKit",
             dependencies: [
-                "CYAML",
-                "CProcessShims",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+                "OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunProcess",
+                "OpsrunIncremental", "OpsrunPlan", "OpsrunReport",
+            ]),
         .executableTarget(
             name: "opsrun",
-            dependencies: [
-                "OpsrunKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        // Issue 4's third target: the scheduler alone, timed (Benchmarks/bench.py runs it).
+            dependencies: ["OpsrunKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The scheduler alone, timed (Benchmarks/bench.py runs it).
         .executableTarget(
-            name: "opsrun-scheduler-bench",
-            dependencies: ["OpsrunKit"],
-            path: "Sources/SchedulerBench"
-        ),
-        .testTarget(
-            name: "OpsrunKitTests",
-            dependencies: ["OpsrunKit"]
-        ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["opsrun"]
-        ),
+            name: "opsrun-scheduler-bench", dependencies: ["OpsrunEngine"], path: "Sources/SchedulerBench"),
+        .testTarget(name: "OpsrunKitTests", dependencies: ["OpsrunKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["opsrun"]),
     ],
     swiftLanguageModes: [.v6]
 )

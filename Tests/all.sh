@@ -3,7 +3,8 @@
 # against the binary the README's first command builds (release, static Swift runtime), since
 # some faults (a terminal hang) showed only with that one.
 set -eu
+# The import check makes a layer that imports one it does not declare (an upward import) an error.
 cd "$(dirname "$0")/.."
-swift test
+swift test --explicit-target-dependency-import-check error
 swift build -c release --static-swift-stdlib --product opsrun
 OPSRUN_BINARY="$PWD/.build/release/opsrun" swift test --skip-build --filter EndToEndTests

@@ -118,12 +118,6 @@ int cps_launch_error(const struct cps_launch *launch) {
     return launch->error;
 }
 
-const char *cps_library_file(const void *address) {
-    Dl_info info;
-    if (dladdr(address, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] != '/') return NULL;
-    return info.dli_fname;
-}
-
 int cps_non_default_signals(sigset_t *set) {
     sigemptyset(set);
     int handlers = 0;

@@ -5,7 +5,7 @@
 // Usage: opsrun-scheduler-bench [--tasks N] [--rounds R]
 
 import Glibc
-import OpsrunKit
+import OpsrunEngine
 
 /// Ignores every event: the cost measured is the engine's own.
 final class NoObserver: RunObserver {

@@ -4,6 +4,11 @@ import OpsrunKit
 #if canImport(Glibc)
     import Glibc
 #endif
+import OpsrunCore
+import OpsrunEngine
+import OpsrunManifest
+import OpsrunProcess
+import OpsrunReport
 
 /// `opsrun [OPTIONS] [TASK ...] [NAME=VALUE ...]`: options in, exit code out. The work is OpsrunKit's.
 @main
@@ -148,7 +153,7 @@ struct OpsrunCommand: ParsableCommand {
             var message = fullMessage(for: error)
             if !message.hasPrefix("Error:") && !message.hasPrefix("error:") { message = "error: " + message }
             FileDescriptorWriter.standardError.write(message + "\n")
-            Glibc.exit(OpsrunKit.ExitCode.usage.rawValue)
+            Glibc.exit(OpsrunEngine.ExitCode.usage.rawValue)
         }
     }
 }

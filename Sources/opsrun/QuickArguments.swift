@@ -1,4 +1,5 @@
 import OpsrunKit
+import OpsrunReport
 
 /// The most common command lines, read without ArgumentParser: task names, `NAME=VALUE`, `-j N`
 /// (`-jN`, `--jobs N`), `-k`, `-B`, `-q`, `-v`, one of `-n`, `-l`, `--graph`, and `--format F`.

@@ -79,9 +79,6 @@ int cps_launch_error(const struct cps_launch *launch);
 /// exit status 127 with `cps_launch_error` set. Defined in CProcessShims.c.
 int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request, pid_t *pid, int *pidfd);
 
-/// The file of the shared library that holds `address` (as the loader named it), or NULL.
-const char *cps_library_file(const void *address);
-
 /// The signals whose disposition is not the default now (ignored, or with a handler): the ones
 /// `cps_spawn` must reset in the child. Returns 1 when some of them have a handler, else 0. Query
 /// once, after opsrun set its own.

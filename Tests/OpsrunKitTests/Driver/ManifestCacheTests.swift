@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunManifest
+@testable import OpsrunPlan
 
 /// `Project.load` with `.opsrun/manifest.cache`: a hit is exactly the parsed project.
 @Suite struct ManifestCacheTests {

@@ -1,4 +1,5 @@
 import OpsrunKit
+@testable import OpsrunEngine
 
 /// A task of an engine test, with prerequisites by name; `group` gives it no commands.
 struct TestOperation {

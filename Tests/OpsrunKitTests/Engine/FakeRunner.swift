@@ -1,4 +1,5 @@
 import OpsrunKit
+@testable import OpsrunEngine
 
 /// A scripted runner in virtual time: each task's result per attempt and its duration in ticks are
 /// written by the test; it records what started, when, and what was executing alongside.

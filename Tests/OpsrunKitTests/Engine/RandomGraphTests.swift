@@ -1,5 +1,6 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunEngine
 
 /// A random run: a DAG with random priorities, queues, failures and bounds, from one seed.
 private struct RandomCase {

@@ -1,5 +1,6 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunEngine
 
 @Suite struct SchedulingTests {
     @Test func diamondRunsItsBaseOnce() {

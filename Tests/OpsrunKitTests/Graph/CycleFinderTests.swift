@@ -1,5 +1,8 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunCore
+@testable import OpsrunManifest
+@testable import OpsrunGraph
 
 @Suite struct CycleFinderTests {
     /// Each diagnostic as the command line prints it: the message line, then its notes.
@@ -9,9 +12,9 @@ import Testing
 
     @Test func cycleIsPrintedAsItsPathWithTheLocationOfEveryEdge() {
         // The example of SPEC §3: `build` is the root that leads into the cycle at `package`.
-        func at(_ line: Int) -> OpsrunKit.SourceLocation { OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: line, column: 12) }
+        func at(_ line: Int) -> OpsrunCore.SourceLocation { OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: line, column: 12) }
         func task(_ name: String, _ line: Int, deps: [Located<String>]) -> TaskSpec {
-            TaskSpec(name: name, location: OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: line, column: 3), deps: deps)
+            TaskSpec(name: name, location: OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: line, column: 3), deps: deps)
         }
         let manifest = Manifest(
             file: "Tasksfile.yaml", directory: "/p",

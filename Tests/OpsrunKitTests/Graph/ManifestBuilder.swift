@@ -1,4 +1,8 @@
 import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunEngine
+@testable import OpsrunManifest
+@testable import OpsrunGraph
 
 /// Builds manifests as if each task were written in this block layout, so locations are realistic:
 ///

@@ -1,5 +1,6 @@
 @testable import OpsrunKit
 import Testing
+@testable import OpsrunIncremental
 
 @Suite struct FileHasherTests {
     /// A clock well past every file written by the test, so its stats are safely old (not racy).

@@ -1,5 +1,6 @@
 @testable import OpsrunKit
 import Testing
+@testable import OpsrunIncremental
 
 @Suite struct GlobExpansionTests {
     /// src/{a.c,b.h,.f.c}, src/sub/c.c, src/sub/deep/d.c, src/.hidden/e.c, .git/x.c, .opsrun/y.c,

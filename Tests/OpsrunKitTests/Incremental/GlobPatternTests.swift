@@ -1,5 +1,6 @@
 @testable import OpsrunKit
 import Testing
+@testable import OpsrunIncremental
 
 @Suite struct GlobPatternTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,8 @@
 @testable import OpsrunKit
 import Foundation
 import Testing
+@testable import OpsrunIncremental
+@testable import OpsrunPlan
 
 /// Runs as the driver will: tasks checked in dependency order when they become ready; those that
 /// must run are "run" by a closure that writes their outputs, then recorded.

@@ -1,5 +1,7 @@
 @testable import OpsrunKit
 import Testing
+@testable import OpsrunCore
+@testable import OpsrunIncremental
 
 /// The snapshot format (state format 2): what compaction writes, how it is read lazily, and what
 /// happens to files it does not accept.

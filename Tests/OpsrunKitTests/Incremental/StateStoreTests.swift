@@ -1,6 +1,8 @@
 @testable import OpsrunKit
 import Testing
 import Foundation
+@testable import OpsrunCore
+@testable import OpsrunIncremental
 
 @Suite struct StateStoreTests {
     static func input(_ version: String) -> TaskDefinitionInput {

@@ -1,5 +1,6 @@
 @testable import OpsrunKit
 import Testing
+@testable import OpsrunIncremental
 
 @Suite struct UpToDateCheckTests {
     static let input = TaskDefinitionInput(

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
 
 @Suite struct DotenvTests {
     func parse(_ text: String) throws(DiagnosticList) -> [String] {

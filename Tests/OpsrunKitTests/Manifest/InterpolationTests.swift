@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunManifest
 
 @Suite struct InterpolationTests {
     let variables = ["HOME": "/home/me", "EMPTY": "", "A_1": "x"]

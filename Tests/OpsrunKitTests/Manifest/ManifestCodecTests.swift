@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
+@testable import OpsrunGraph
 
 /// `ManifestCodec`: what `.opsrun/manifest.cache` holds must decode to exactly the parsed manifest.
 @Suite struct ManifestCodecTests {
@@ -15,14 +18,14 @@ import Testing
             let file = Self.examples.appendingPathComponent(folder).appendingPathComponent("Tasksfile.yaml")
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
             let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: "/examples/\(folder)")
-            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)), "\(folder)")
+            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))), "\(folder)")
             #expect(decoded.manifest == manifest, "\(folder)")
         }
     }
 
     @Test func everyFieldRoundTrips() throws {
         let manifest = try #require(ManifestTest.load(Self.everyField))
-        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))))
         #expect(decoded.manifest == manifest)
         // Spot checks that the fields were really set, so equality above means something.
         let build = manifest.tasks[2]
@@ -37,7 +40,7 @@ import Testing
         for (count, seed) in [(1, 1), (50, 2), (3_000, 3)] {
             let text = ManifestCacheFixture.yaml(tasks: count, seed: UInt64(seed))
             let manifest = try ManifestLoader.load(text: text, file: "sub/Tasksfile.yaml", directory: "/p")
-            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+            let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))))
             #expect(decoded.manifest == manifest)
             let parsed = TaskGraph(manifest: manifest)
             let cached = TaskGraph(manifest: decoded.manifest, dependencyIDs: decoded.dependencyIDs)
@@ -50,12 +53,12 @@ import Testing
     }
 
     @Test func unknownAndRepeatedDependenciesKeepTheirMeaning() throws {
-        let at = OpsrunKit.SourceLocation(file: "T.yaml", line: 1, column: 1)
+        let at = OpsrunCore.SourceLocation(file: "T.yaml", line: 1, column: 1)
         let manifest = Manifest(file: "T.yaml", directory: "/", tasks: [
             TaskSpec(name: "a", location: at, deps: [Located("later", at: at), Located("nope", at: at), Located("later", at: at)]),
             TaskSpec(name: "later", location: at),
         ])
-        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest)))
+        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))))
         #expect(decoded.manifest == manifest)
         #expect(decoded.dependencyIDs == [[1, -1, 1], []])
         #expect(TaskGraph(manifest: decoded.manifest, dependencyIDs: decoded.dependencyIDs).prerequisites == [[1], []])
@@ -63,7 +66,7 @@ import Testing
 
     @Test func damagedEncodingsAreRefusedWithoutCrashing() throws {
         let manifest = try #require(ManifestTest.load(Self.everyField))
-        let bytes = ManifestCodec.encode(manifest)
+        let bytes = ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))
         for length in 0..<bytes.count {
             #expect(ManifestCodec.decode(Array(bytes[0..<length])) == nil, "cut at \(length)")
         }

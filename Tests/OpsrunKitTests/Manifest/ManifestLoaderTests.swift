@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunManifest
 
 @Suite struct ManifestLoaderTests {
     @Test func specExampleLoadsIntoPlainValues() throws {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
 
 /// A fresh directory under the system's temporary directory, removed when the test ends.
 private final class TemporaryDirectory {

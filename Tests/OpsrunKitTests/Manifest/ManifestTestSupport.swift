@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
 
 /// Helpers for loading inline manifests in tests.
 enum ManifestTest {
@@ -25,5 +27,5 @@ enum ManifestTest {
     }
 
     /// `line:column`, short for assertions.
-    static func at(_ location: OpsrunKit.SourceLocation) -> String { "\(location.line):\(location.column)" }
+    static func at(_ location: OpsrunCore.SourceLocation) -> String { "\(location.line):\(location.column)" }
 }

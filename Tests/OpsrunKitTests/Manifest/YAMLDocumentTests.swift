@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
 
 @Suite struct YAMLDocumentTests {
     @Test func keysAndValuesCarryOneBasedLinesAndColumns() throws {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunManifest
 
 /// Helpers for reading inline YAML in tests.
 enum YAMLTest {

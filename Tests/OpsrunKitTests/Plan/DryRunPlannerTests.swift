@@ -1,5 +1,10 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunCore
+@testable import OpsrunEngine
+@testable import OpsrunManifest
+@testable import OpsrunGraph
+@testable import OpsrunPlan
 
 /// `-n` plans through the real engine: waves are what would start together under the same bounds.
 @Suite struct DryRunPlannerTests {
@@ -51,7 +56,7 @@ import Testing
         b.task("q2", run: ["2"], queue: "net")
         b.task("free", run: ["f"])
         var manifest = b.manifest
-        manifest.queues = [QueueSpec(name: "net", maxConcurrent: 1, location: OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: 1, column: 1))]
+        manifest.queues = [QueueSpec(name: "net", maxConcurrent: 1, location: OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: 1, column: 1))]
         #expect(Self.waves(manifest, jobs: 4) == [["q1", "free"], ["q2"]])
     }
 

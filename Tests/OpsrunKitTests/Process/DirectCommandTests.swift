@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunProcess
 
 @Suite struct DirectCommandTests {
     @Test(arguments: [

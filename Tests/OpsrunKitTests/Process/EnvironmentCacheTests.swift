@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunProcess
 
 @Suite struct EnvironmentCacheTests {
     /// The C strings of a block, in order, up to its NULL.

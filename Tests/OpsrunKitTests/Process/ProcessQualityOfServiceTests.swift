@@ -1,10 +1,11 @@
 import Foundation
 import OpsrunKit
 import Testing
+@testable import OpsrunEngine
 
 @Suite struct ProcessQualityOfServiceTests {
     /// The nice value a process of a task gets: the class's, never below this process's own.
-    private func expectedNiceness(_ qualityOfService: OpsrunKit.QualityOfService) -> Int {
+    private func expectedNiceness(_ qualityOfService: OpsrunEngine.QualityOfService) -> Int {
         max(Int(qualityOfService.niceness), Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)))
     }
 

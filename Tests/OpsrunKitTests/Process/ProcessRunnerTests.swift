@@ -1,6 +1,8 @@
 import Foundation
 import OpsrunKit
 import Testing
+@testable import OpsrunEngine
+@testable import OpsrunProcess
 
 @Suite struct ProcessRunnerTests {
     @Test func outputArrivesIntactInOrderOnTheRightStream() {

@@ -1,6 +1,7 @@
 import Foundation
 import OpsrunKit
 import Testing
+@testable import OpsrunEngine
 
 @Suite struct ProcessTerminationTests {
     @Test func timeoutTerminatesTheJobLongBeforeItsSleepEnds() {

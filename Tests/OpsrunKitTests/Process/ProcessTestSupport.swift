@@ -1,5 +1,7 @@
 import Foundation
 import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunProcess
 
 /// What one job reported, gathered from a runner's events.
 struct JobLog {
@@ -73,7 +75,7 @@ final class RunnerDriver {
 func makeJob(
     _ id: Int, _ commands: [String], directory: String = "/tmp",
     environment: [String] = ["PATH=/usr/bin:/bin"], timeoutMilliseconds: Int? = nil,
-    qualityOfService: OpsrunKit.QualityOfService = .default, interactive: Bool = false
+    qualityOfService: OpsrunEngine.QualityOfService = .default, interactive: Bool = false
 ) -> CommandJob {
     CommandJob(
         id: id, taskName: "task\(id)", commands: commands, workingDirectory: directory,
@@ -85,7 +87,7 @@ func makeJob(
 func makeJob(
     _ commands: [String], directory: String = "/tmp",
     environment: [String] = ["PATH=/usr/bin:/bin"], timeoutMilliseconds: Int? = nil,
-    qualityOfService: OpsrunKit.QualityOfService = .default, interactive: Bool = false
+    qualityOfService: OpsrunEngine.QualityOfService = .default, interactive: Bool = false
 ) -> CommandJob {
     makeJob(
         1, commands, directory: directory, environment: environment,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunReport
 
 /// `--trace FILE` (SPEC §8): Chrome trace-event JSON, one slice per attempt on a lane per slot.
 @Suite struct ChromeTraceTests {

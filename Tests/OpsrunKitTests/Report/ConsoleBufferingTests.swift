@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunReport
 
 @Suite struct ConsoleBufferingTests {
     private func console(_ transcript: Transcript, buffered: Bool) -> Console {

@@ -1,5 +1,6 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunReport
 
 @Suite struct GraphPrinterTests {
     let graph = SampleProject.graph

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunReport
 
 @Suite struct GroupedOutputTests {
     let specs = [task("compile"), task("test")]

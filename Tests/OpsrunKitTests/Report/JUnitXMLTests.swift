@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunReport
 
 /// `--junit FILE` (SPEC §8): one test case per task; failed tasks carry the tail of their output,
 /// cancelled ones are skipped with the reason.

@@ -1,5 +1,9 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunCore
+@testable import OpsrunManifest
+@testable import OpsrunGraph
+@testable import OpsrunReport
 
 @Suite struct ListPrinterTests {
     let graph = SampleProject.graph

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunReport
 
 /// The tail of a task's output that a failed `--junit` test case shows.
 @Suite struct OutputTailTests {

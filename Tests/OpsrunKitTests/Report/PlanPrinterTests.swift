@@ -1,5 +1,9 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunCore
+@testable import OpsrunManifest
+@testable import OpsrunPlan
+@testable import OpsrunReport
 
 @Suite struct PlanPrinterTests {
     let graph = SampleProject.graph
@@ -7,7 +11,7 @@ import Testing
     /// The plan the dry run makes, with queue `net` bounded at 1.
     func plan(_ names: String...) -> Plan {
         var manifest = Manifest(file: graph.file, directory: "/project", tasks: graph.tasks)
-        manifest.queues = [QueueSpec(name: "net", maxConcurrent: 1, location: OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: 1, column: 1))]
+        manifest.queues = [QueueSpec(name: "net", maxConcurrent: 1, location: OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: 1, column: 1))]
         return DryRunPlannerTests.plan(graph, manifest, names)
     }
 

@@ -5,6 +5,8 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
+@testable import OpsrunCore
+@testable import OpsrunReport
 
 @Suite struct PrefixedOutputTests {
     let specs = [task("compile"), task("ld"), group("all")]

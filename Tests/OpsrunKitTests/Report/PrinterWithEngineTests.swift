@@ -1,6 +1,8 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunReport
 
 /// The printers observing the real engine, with the scripted runner of the engine tests.
 @Suite struct PrinterWithEngineTests {

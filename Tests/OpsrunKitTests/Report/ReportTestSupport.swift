@@ -1,4 +1,6 @@
 @testable import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunReport
 
 /// A run ended 2 s after 2026-11-23T10:00:00Z, with `specs` and `records`, the recorder fed
 /// `events`; monotonic times in the records are seconds from the run's start (as `result` makes them).

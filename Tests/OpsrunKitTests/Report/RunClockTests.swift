@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunReport
 
 /// Monotonic marks read as the wall-clock times the report files print.
 @Suite struct RunClockTests {

@@ -1,4 +1,6 @@
 @testable import OpsrunKit
+@testable import OpsrunEngine
+@testable import OpsrunReport
 
 /// Everything a printer wrote, per stream and in the order written.
 final class Transcript {

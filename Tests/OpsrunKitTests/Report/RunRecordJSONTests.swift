@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunReport
 
 /// `--report FILE` (SPEC §8): each task's state, exit status or signal, start, end, duration,
 /// attempts, and for a cancelled task the reason and the failed task that caused it.

@@ -1,4 +1,5 @@
 import OpsrunKit
+@testable import OpsrunGraph
 
 /// The SPEC §2 example, trimmed: a queue, priorities, descriptions, a shared prerequisite and a group.
 enum SampleProject {

@@ -1,6 +1,9 @@
 import Testing
 
 @testable import OpsrunKit
+@testable import OpsrunCore
+@testable import OpsrunEngine
+@testable import OpsrunReport
 
 @Suite struct StatusLineTests {
     func terminal(width: Int = 80, _ mode: OutputMode = .prefixed) -> RunPrinter.Options {

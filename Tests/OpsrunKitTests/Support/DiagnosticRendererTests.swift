@@ -1,8 +1,9 @@
 import OpsrunKit
 import Testing
+@testable import OpsrunCore
 
 @Suite struct DiagnosticRendererTests {
-    let location = OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: 2, column: 5)
+    let location = OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: 2, column: 5)
 
     @Test func quotesTheLineAndPutsACaretUnderTheColumn() {
         let renderer = DiagnosticRenderer(sources: ["Tasksfile.yaml": "tasks:\n    dpes: [a]\n"])
@@ -24,7 +25,7 @@ import Testing
 
     @Test func tabsBeforeTheColumnAreKeptSoTheCaretLinesUp() {
         let renderer = DiagnosticRenderer(sources: ["Tasksfile.yaml": "tasks:\n\t\tx: y\n"])
-        let at = OpsrunKit.SourceLocation(file: "Tasksfile.yaml", line: 2, column: 3)
+        let at = OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: 2, column: 3)
         #expect(renderer.render(.error("tab", at: at)) == "Tasksfile.yaml:2:3: error: tab\n\t\tx: y\n\t\t^")
     }
 

@@ -1,0 +1,4 @@
+/// opsrun's version, printed by `--version`.
+public enum OpsrunVersion {
+    public static let current = "0.1.0"
+}

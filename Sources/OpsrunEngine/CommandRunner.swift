@@ -1,0 +1,144 @@
+/// Runs the commands of task attempts for the engine (ninja's `CommandRunner`).
+///
+/// The engine never spawns, sleeps or prints: it starts jobs, then waits for what the runner reports.
+/// Three runners exist: the real one (`ProcessRunner`, the only code that spawns), the dry-run one
+/// (finishes every job at once, successfully, running nothing), and a scripted fake in tests.
+public protocol CommandRunner: AnyObject {
+    /// Starts the job's first command and returns at once (an asynchronous operation's `start()`).
+    /// The runner runs the job's commands in order and stops at the first that fails.
+    func start(_ job: consuming CommandJob)
+
+    /// Blocks until at least one thing happened, and returns what happened, in order.
+    /// Called only while at least one job is running, or to learn of a signal.
+    func waitForEvents() -> [RunnerEvent]
+
+    /// Stops every running job: SIGTERM to each job's process group, SIGKILL to what is left after
+    /// the grace period; with `immediately`, SIGKILL now. Each job still ends with `.finished`.
+    func terminateAll(immediately: Bool)
+}
+
+/// One attempt at running one task's commands.
+public struct CommandJob: Sendable {
+    /// The operation's id; unique among running jobs.
+    public var id: Int
+    public var taskName: String
+    /// Each run by `/bin/sh -c` as its own process in its own process group, in order.
+    public var commands: [String]
+    /// Absolute path.
+    public var workingDirectory: String
+    /// The complete environment, as `NAME=VALUE`: made when a command is spawned.
+    public var environment: [String] { environmentParts.entries }
+    public var environmentParts: JobEnvironment
+    /// The whole attempt's time limit; past it the process group is terminated.
+    public var timeoutMilliseconds: Int?
+    public var qualityOfService: QualityOfService
+    /// Standard input, output and error are the terminal's rather than `/dev/null` and pipes.
+    public var interactive: Bool
+
+    public init(
+        id: Int, taskName: String, commands: [String], workingDirectory: String,
+        environment: JobEnvironment, timeoutMilliseconds: Int? = nil,
+        qualityOfService: QualityOfService = .default, interactive: Bool = false
+    ) {
+        self.id = id
+        self.taskName = taskName
+        self.commands = commands
+        self.workingDirectory = workingDirectory
+        self.environmentParts = environment
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.qualityOfService = qualityOfService
+        self.interactive = interactive
+    }
+}
+
+/// A job's environment: usually the block every task shares plus the job's own `OPSRUN_TASK`,
+/// kept apart so that making 10,000 jobs (most of which a no-op run never starts) does not copy the
+/// shared block 10,000 times.
+public struct JobEnvironment: Sendable, ExpressibleByArrayLiteral {
+    /// `NAME=VALUE` entries, shared between jobs.
+    public var shared: [String]
+    /// When set, `OPSRUN_TASK=<taskName>` follows the shared entries.
+    public var taskName: String?
+
+    public init(shared: [String], taskName: String? = nil) {
+        self.shared = shared
+        self.taskName = taskName
+    }
+
+    /// Exactly `entries`.
+    public init(_ entries: [String]) { self.init(shared: entries) }
+
+    public init(arrayLiteral entries: String...) { self.init(shared: entries) }
+
+    /// The complete environment, as `NAME=VALUE`.
+    public var entries: [String] {
+        guard let taskName else { return shared }
+        return shared + [Self.taskEntry(taskName)]
+    }
+
+    package static func taskEntry(_ taskName: String) -> String { "OPSRUN_TASK=" + taskName }
+
+    /// Whether two shared blocks are the same array (not merely equal): then jobs differ only in
+    /// their `taskName`, and their environments need not be compared entry by entry.
+    package static func sameStorage(_ first: [String], _ second: [String]) -> Bool {
+        first.count == second.count
+            && first.withUnsafeBufferPointer { a in second.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } }
+    }
+}
+
+/// Which of a process's output streams a chunk came from.
+public enum OutputStreamKind: Sendable, Equatable {
+    case standardOutput, standardError
+}
+
+/// How a process ended. A non-zero exit is a result, not an error.
+public enum Termination: Sendable, Equatable {
+    case exited(Int32)
+    case signaled(Int32)
+
+    public var succeeded: Bool { self == .exited(0) }
+}
+
+/// How a job ended.
+public struct JobResult: Sendable, Equatable {
+    /// How its last command ended (the failing one, or the last of the list).
+    public var termination: Termination
+    /// Index in `CommandJob.commands` of that command.
+    public var commandIndex: Int
+    /// The runner terminated it because it outlived its timeout.
+    public var timedOut: Bool
+    /// The runner terminated it because it was told to (`terminateAll`).
+    public var terminatedByRequest: Bool
+    /// The job could not be started at all (e.g. its directory does not exist); says why.
+    public var spawnFailure: String?
+    /// Monotonic nanoseconds.
+    public var startNanoseconds: UInt64
+    public var endNanoseconds: UInt64
+
+    public init(
+        termination: Termination, commandIndex: Int, timedOut: Bool = false,
+        terminatedByRequest: Bool = false, spawnFailure: String? = nil,
+        startNanoseconds: UInt64 = 0, endNanoseconds: UInt64 = 0
+    ) {
+        self.termination = termination
+        self.commandIndex = commandIndex
+        self.timedOut = timedOut
+        self.terminatedByRequest = terminatedByRequest
+        self.spawnFailure = spawnFailure
+        self.startNanoseconds = startNanoseconds
+        self.endNanoseconds = endNanoseconds
+    }
+
+    public var succeeded: Bool { termination.succeeded && !timedOut && spawnFailure == nil }
+}
+
+/// What a runner reports.
+public enum RunnerEvent: Sendable, Equatable {
+    /// A command of the job was spawned (for `-v`, which echoes commands).
+    case commandStarted(jobID: Int, commandIndex: Int)
+    /// Bytes the job wrote, as they came; never more than a bounded chunk at once.
+    case output(jobID: Int, OutputStreamKind, [UInt8])
+    case finished(jobID: Int, JobResult)
+    /// A signal that interrupts the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reached opsrun.
+    case signal(Int32)
+}

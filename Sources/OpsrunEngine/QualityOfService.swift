@@ -1,0 +1,8 @@
+/// Foundation's quality-of-service classes (SPEC §4); Process maps them to niceness.
+public enum QualityOfService: String, CaseIterable, Sendable {
+    case userInteractive = "user-interactive"
+    case userInitiated = "user-initiated"
+    case `default` = "default"
+    case utility = "utility"
+    case background = "background"
+}

@@ -1,0 +1,323 @@
+// The one object a run talks to about "up to date", so the driver makes three calls per task and
+// knows nothing of globs, hashes or logs:
+//   check(task)      when the task's operation becomes ready (all prerequisites finished): only
+//                    then are its prerequisites' outputs final, and early cutoff needs their bytes;
+//   willRun(check)   just before its commands start, if the check said it must run;
+//   succeeded(check) / failed(check) when it ends.
+// Prerequisite outputs are taken as the prerequisite left them in this run: hashed when it was found
+// up to date or after it succeeded, so each file is hashed about once per run. A group (a task with
+// no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
+// prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpsrunCore
+
+/// What `IncrementalRun.check` found; hand it back to `willRun`, `succeeded` or `failed`.
+public struct TaskCheck: Sendable {
+    public let task: IncrementalTaskSpec
+    public let verdict: UpToDateVerdict
+    /// Source patterns without wildcards that name nothing now. Not an error; a caller may warn.
+    public let missingSources: [String]
+    /// The inputs as hashed at check time: what a success records.
+    let input: TaskDefinitionInput
+}
+
+/// The up-to-date bookkeeping of one run: decisions, invalidations and records.
+public final class IncrementalRun {
+    let store: StateStore
+    let hasher: FileHasher
+    private let force: Bool
+    /// The tasks given to `init`, by index: a check by index records only the index below.
+    private let tasks: [IncrementalTaskSpec]
+    /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
+    private var isChecked: [Bool]
+    private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
+    /// `tasks` by name, made the first time a prerequisite is looked up (a no-op run of tasks
+    /// without prerequisites never needs it).
+    private var taskIndexByName: [String: Int]?
+    /// Outputs as each task left them in this run, for its dependents.
+    private var exports: [String: [FileDigest]] = [:]
+    /// Tasks found to need a run that have not ended yet.
+    private var pending: Set<String> = []
+
+    /// Digests of the environment and directory last fingerprinted, shared by most tasks.
+    private let fingerprintParts = FingerprintParts()
+    /// The manifest's directory (the parent of `.opsrun`) and a descriptor of it: the files of tasks
+    /// that run there are reached by their short relative paths, as ninja does from its directory.
+    private let baseDirectory: String?
+    private let baseDescriptor: Int32
+    /// The state names files relative to `baseDirectory` (always, unless the state directory is
+    /// not `<base>/.opsrun`): then a relative path in it is its own key.
+    private let keysAreRelativeToBase: Bool
+    /// Stats taken before any command started; dropped at the first `willRun`.
+    private var prefetch: StatPrefetch?
+
+    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
+    public convenience init(stateDirectory: String, force: Bool = false) {
+        self.init(stateDirectory: stateDirectory, force: force, prefetching: [])
+    }
+
+    /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
+    /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
+    /// until the first `willRun`.
+    /// `store`, when given, is the state already opened from `stateDirectory`.
+    package init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec], store opened: StateStore? = nil) {
+        self.force = force
+        let suffix = "/" + StateDirectory.name
+        if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
+            let base = String(stateDirectory.dropLast(suffix.count))
+            let descriptor = FileSystem.openDirectory(base)
+            baseDirectory = descriptor == AT_FDCWD ? nil : base
+            baseDescriptor = descriptor
+        } else {
+            baseDirectory = nil
+            baseDescriptor = AT_FDCWD
+        }
+        // With -B every task runs: the first `willRun` would drop the stats at once.
+        let fileCount = tasks.reduce(0) { $0 + $1.outputs.count + $1.sources.count }
+        if !force && fileCount >= StatPrefetch.minimumFileCount {
+            let (base, descriptor) = (baseDirectory, baseDescriptor)
+            prefetch = StatPrefetch(taskCount: tasks.count) { index in
+                let task = tasks[index]
+                return (task.outputs + task.sources).compactMap { text in
+                    GlobPattern.literalPath(of: text).map { path in
+                        // Only what to open: the absolute path is made at check time.
+                        if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
+                            return (path, descriptor)
+                        }
+                        return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
+                    }
+                }
+            }
+        }
+        self.tasks = tasks
+        isChecked = Array(repeating: false, count: tasks.count)
+        exports.reserveCapacity(tasks.count)
+        store = opened ?? StateStore(directory: stateDirectory)
+        hasher = FileHasher(persisted: store)
+        keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
+            && baseDirectory?.utf8.last != UInt8(ascii: "/")
+    }
+
+    deinit {
+        // Its workers may still be statting relative to the descriptor.
+        prefetch?.cancel()
+        FileSystem.closeDirectory(baseDescriptor)
+    }
+
+    /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
+    public var diagnostics: [Diagnostic] { store.diagnostics }
+
+    /// Decides whether `task` is up to date. Call when its operation becomes ready, after every
+    /// prerequisite was checked and, if it ran, ended (`succeeded` or `failed`).
+    public func check(_ task: IncrementalTaskSpec) -> TaskCheck {
+        check(task, index: nil)
+    }
+
+    /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
+    package func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
+        if let index { isChecked[index] = true } else { checkedSpecs[task.name] = task }
+        // Consumed in the order the prefetch took them: literal outputs, then literal sources.
+        var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
+        let outputs = outputStates(of: task, known: &known)
+        var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
+        var missing: [String] = []
+        var waitingFor: String?
+        if !task.sources.isEmpty {
+            (input.sources, missing) = sources(of: task, known: &known)
+            let prerequisites = effectivePrerequisites(of: task)
+            waitingFor = prerequisites.first { pending.contains($0) }
+            input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
+        }
+        var verdict = UpToDateCheck.verdict(
+            for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
+            entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
+        if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
+        if verdict.isUpToDate {
+            exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
+        } else {
+            pending.insert(task.name)
+        }
+        return TaskCheck(task: task, verdict: verdict, missingSources: missing, input: input)
+    }
+
+    /// Invalidates the task's record, durably, before its commands start. A returned warning means
+    /// the state could not be written (and was removed): print it; the run goes on.
+    public func willRun(_ check: TaskCheck) -> Diagnostic? {
+        // From now on files may change under this run: stat afresh.
+        prefetch?.cancel()
+        prefetch = nil
+        pending.insert(check.task.name)
+        do { try store.recordStarted(check.task.name) } catch { return error }
+        return nil
+    }
+
+    /// Hashes the task's outputs and records its success (for a task with sources).
+    public func succeeded(_ check: TaskCheck) -> Diagnostic? {
+        let name = check.task.name
+        pending.remove(name)
+        let outputs = outputStates(of: check.task).compactMap { state in
+            state.digest.map { FileDigest(path: state.path, digest: $0) }
+        }
+        exports[name] = outputs
+        guard !check.task.sources.isEmpty else { return nil }
+        do {
+            try store.recordSucceeded(
+                name, TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
+                statEntries: hasher.takeNewEntries())
+        } catch { return error }
+        return nil
+    }
+
+    /// The task failed (or was interrupted): nothing is recorded, and its dependents that still run
+    /// (`allow_failure`) see its outputs as they are on disk.
+    public func failed(_ check: TaskCheck) {
+        pending.remove(check.task.name)
+        exports[check.task.name] = nil
+    }
+
+    /// Persists what the stat cache learned and closes the state (compacting it if it grew). Call
+    /// once, at the end of the run.
+    public func finish() -> Diagnostic? {
+        do { try store.recordStatEntries(hasher.takeNewEntries()) } catch {
+            store.close()
+            return error
+        }
+        return store.close()
+    }
+
+    // MARK: - Gathering
+
+    private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
+        var known: PrefetchedStatuses?
+        return outputStates(of: task, known: &known)
+    }
+
+    /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
+    private func outputStates(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> [OutputState] {
+        var states: [OutputState] = []
+        states.reserveCapacity(task.outputs.count)
+        for text in task.outputs {
+            if let path = GlobPattern.literalPath(of: text) {
+                states.append(OutputState(path: text, digest: digest(of: path, in: task, known: &known)))
+                continue
+            }
+            let pattern = GlobPattern(text)
+            let paths = pattern.expand(in: task.absoluteDirectory).paths
+            if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
+            for path in paths { states.append(OutputState(path: path, digest: digest(of: path, in: task))) }
+        }
+        return states
+    }
+
+    /// The sources' files with their digests, and the patterns without wildcards that name nothing.
+    private func sources(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ([FileDigest], [String]) {
+        var files: [FileDigest] = []
+        var missing: [String] = []
+        var directories: [String] = []
+        for text in task.sources {
+            // A path without wildcards is one stat (and no read while the stat cache holds), not a
+            // pattern to expand: the common case, and the whole of a no-op run's work per source.
+            if let path = GlobPattern.literalPath(of: text) {
+                switch digest(of: path, in: task, known: &known) {
+                case nil: missing.append(text)
+                case .directory?: directories.append(path)
+                case let digest?: files.append(FileDigest(path: path, digest: digest))
+                }
+                continue
+            }
+            for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
+                // Gone since it was listed: as if it had not been there.
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
+                files.append(FileDigest(path: path, digest: digest))
+            }
+        }
+        // A literal naming a directory stands for the files beneath it.
+        for directory in directories {
+            for path in GlobPattern(directory + "/**").expand(in: task.absoluteDirectory).paths {
+                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
+                files.append(FileDigest(path: path, digest: digest))
+            }
+        }
+        return (TaskDefinitionInput.sortedFiles(files), missing)
+    }
+
+    private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
+        if taskIndexByName == nil {
+            taskIndexByName = Dictionary(tasks.indices.map { (tasks[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        if let index = taskIndexByName?[name], isChecked[index] { return tasks[index] }
+        return checkedSpecs[name]
+    }
+
+    /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
+    private func effectivePrerequisites(of task: IncrementalTaskSpec) -> [String] {
+        var result: [String] = []
+        var seen: Set<String> = []
+        var work = Array(task.prerequisites.reversed())
+        while let name = work.popLast() {
+            guard seen.insert(name).inserted else { continue }
+            if let spec = checkedSpec(named: name), spec.commands.isEmpty {
+                work.append(contentsOf: spec.prerequisites.reversed())
+                if spec.outputs.isEmpty { continue }
+            }
+            result.append(name)
+        }
+        return result
+    }
+
+    /// The prerequisite's outputs as it left them in this run, or as they are on disk now.
+    private func outputsLeft(by name: String) -> [FileDigest] {
+        if let known = exports[name] { return known }
+        guard let spec = checkedSpec(named: name) else { return [] }
+        return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
+    }
+
+    /// Where `path` (relative to the task's directory, or absolute) is: its absolute path (the stat
+    /// cache's key), and the path to open relative to `directory`.
+    /// (The prefetch in `init` makes the same choice.)
+    private func location(of path: String, in task: IncrementalTaskSpec) -> (absolute: String, opening: String, directory: Int32) {
+        let absolute = FileSystem.join(task.absoluteDirectory, path)
+        if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
+            return (absolute, path, baseDescriptor)
+        }
+        return (absolute, absolute, AT_FDCWD)
+    }
+
+    /// The state's key of `path` when it is simply `path` (a relative path in the project's own
+    /// directory, which the state's keys are relative to); `nil` otherwise.
+    private func projectKey(of path: String, in task: IncrementalTaskSpec) -> String? {
+        guard keysAreRelativeToBase, task.absoluteDirectory == baseDirectory,
+            let first = path.utf8.first, first != UInt8(ascii: "/")
+        else { return nil }
+        return path
+    }
+
+    /// The digest of `path` (relative to the task's directory, or absolute).
+    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+        var known: PrefetchedStatuses?
+        return digest(of: path, in: task, known: &known)
+    }
+
+    /// The same, with the stat taken from the front of `known` when there is one.
+    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ContentDigest? {
+        if let status = known?.popFirst() {
+            // The stat is known: the absolute path is only needed if the stat cache has no match.
+            if let key = projectKey(of: path, in: task) {
+                return hasher.digest(
+                    ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
+                    opening: path, in: baseDescriptor, status: status)
+            }
+            let place = location(of: path, in: task)
+            return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
+        }
+        let place = location(of: path, in: task)
+        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
+    }
+}

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import OpsrunReport
+
+/// Everything one `opsrun` command line asks for, as plain values. The executable fills it in.
+public struct Invocation: Sendable {
+    public enum Action: Sendable { case run, list, graph, dryRun }
+
+    /// Task names as given, in order.
+    public var targets: [String] = []
+    /// `NAME=VALUE` arguments, in order; later ones win.
+    public var variables: [(name: String, value: String)] = []
+    public var manifestFile: String?
+    /// `-C DIR`: where to start, instead of the current directory.
+    public var directory: String?
+    public var jobs: Int = Invocation.processorCount
+    public var keepGoing = false
+    public var force = false
+    public var action: Action = .run
+    public var format: OutputFormat = .text
+    public var outputMode: OutputMode = .prefixed
+    public var explain = false
+    public var graceMilliseconds = 5000
+    public var color: ColorChoice = .auto
+    public var verbosity: Verbosity = .normal
+    /// `--report`, `--junit`, `--trace` (SPEC §8): files written when the run ends, as given.
+    public var reportFiles: [(ReportFiles.Kind, String)] = []
+
+    public init() {}
+
+    /// Processors this process may run on (the default of `-j`).
+    public static var processorCount: Int {
+        Int(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

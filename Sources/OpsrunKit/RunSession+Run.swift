@@ -1,0 +1,55 @@
+import OpsrunCore
+import OpsrunEngine
+import OpsrunProcess
+import OpsrunReport
+extension RunSession {
+    /// Runs the operations with real processes, printing as they go and a summary at the end,
+    /// then writes the `reports` asked for (SPEC §8).
+    public func run(
+        standardOutput: FileDescriptorWriter, standardError: FileDescriptorWriter,
+        environment: [String: String], reports: ReportFiles? = nil
+    ) -> ExitCode {
+        let clock = RunClock.now()
+        let options = RunPrinter.Options.resolve(invocation, environment: environment, standardOutput: standardOutput)
+        let printer = RunPrinter(specs: specs, options: options, standardOutput: standardOutput, standardError: standardError)
+        // Only when a report is asked for: without one, the printer alone hears the events.
+        let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
+        let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
+        let gate = upToDateGate(
+            recording: true,
+            explain: invocation.explain ? { printer.note($0) } : nil,
+            warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
+        let runner = ProcessRunner(
+            graceMilliseconds: invocation.graceMilliseconds,
+            childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
+        let engine = OperationEngine(
+            specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate)
+        let report = engine.run()
+        let ended = MonotonicClock.now()
+        // Nothing a task started may outlive opsrun: kill and reap any group still known.
+        runner.shutdown()
+        gate?.finish()
+        printer.finish()
+        standardOutput.write(SummaryPrinter.render(report, specs: specs, style: options.style))
+        KeptUntilExit.keep(engine, gate as Any, printer, report)
+        guard let reports, let recorder else { return report.exitCode }
+        let finished = FinishedRun(
+            report: report, specs: specs, recorder: recorder, clock: clock, endMonotonic: ended,
+            manifest: project.source.displayName)
+        let problems = reports.write(finished)
+        for problem in problems { standardError.write("error: \(problem)\n") }
+        // A CI step must not pass without the report it asked for.
+        return problems.isEmpty || report.exitCode != .success ? report.exitCode : .failure
+    }
+
+    /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
+    /// `sources` or `outputs`; at most once per session.
+    func upToDateGate(
+        recording: Bool, explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+    ) -> UpToDateGate? {
+        guard let incremental else { return nil }
+        return UpToDateGate(
+            run: incremental.run, tasks: incremental.tasks,
+            recording: recording, explain: explain, warn: warn)
+    }
+}

@@ -1,0 +1,97 @@
+import OpsrunCore
+import OpsrunEngine
+import OpsrunManifest
+import OpsrunIncremental
+import OpsrunPlan
+import OpsrunReport
+/// One run of a project: the tasks selected, turned into operations, then planned or executed.
+public struct RunSession {
+    public let project: Project
+    public let invocation: Invocation
+    /// Selected task ids in manifest order; `specs[i]` is task `selection[i]`.
+    public let selection: [Int]
+    public let specs: [OperationSpec]
+    public let configuration: EngineConfiguration
+    let operationBuilder: OperationBuilder
+    /// The up-to-date bookkeeping and the tasks it knows, when any selected task declares
+    /// `sources` or `outputs` (otherwise every task runs and `.opsrun/` is not even created).
+    /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
+    let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
+
+    /// `preloadedState`: the state, opening on another thread since the manifest was found.
+    public init(
+        project: Project, invocation: Invocation, environment: [String: String],
+        preloadedState: StatePreload? = nil
+    ) throws(ProjectError) {
+        self.project = project
+        self.invocation = invocation
+        let roots = try project.roots(named: invocation.targets)
+        selection = project.graph.closure(of: roots)
+        let dotenv = try Self.dotenv(of: project)
+        let builder = EnvironmentBuilder(
+            processEnvironment: environment, dotenv: dotenv,
+            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
+        operationBuilder = OperationBuilder(
+            graph: project.graph, manifest: project.manifest, environment: builder,
+            buildsEnvironments: invocation.action != .dryRun)
+        incremental = Self.openIncremental(
+            project: project, selection: selection, builder: operationBuilder, force: invocation.force,
+            preloaded: preloadedState)
+        let (specs, queueBounds) = operationBuilder.operations(for: selection)
+        self.specs = specs
+        configuration = EngineConfiguration(
+            maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
+            keepGoing: invocation.keepGoing)
+    }
+
+    /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
+    /// that are up to date; `--explain` reasons and state warnings go to `notes`.
+    public func planText(format: OutputFormat, notes: @escaping (String) -> Void) throws(Diagnostic) -> String {
+        let gate = upToDateGate(
+            recording: false, explain: invocation.explain ? notes : nil, warn: { notes($0.description) })
+        let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
+        gate?.finish()
+        defer { KeptUntilExit.keep(plan, gate as Any) }
+        let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
+        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
+    }
+
+    private static func openIncremental(
+        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?
+    ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
+        let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
+        // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
+        // writes none.
+        var store = preloaded?.take()
+        if let other = store, other.directory != directory {
+            other.close(compacting: false)
+            store = nil
+        }
+        let tasks = project.graph.tasks
+        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
+            store?.close(compacting: false)
+            return nil
+        }
+        let specs = builder.incrementalSpecs(for: selection)
+        // Given the tasks, it stats their files while it reads the state (unless it is read already).
+        let run = IncrementalRun(
+            stateDirectory: directory, force: force, prefetching: specs,
+            store: store)
+        return (run, specs)
+    }
+
+    /// The `dotenv` files that exist, in order; a malformed one is a manifest error.
+    static func dotenv(of project: Project) throws(ProjectError) -> [(name: String, value: String)] {
+        var values: [(name: String, value: String)] = []
+        for file in project.manifest.dotenvFiles {
+            let path = FileText.absolute(file.value, relativeTo: project.manifest.directory)
+            guard FileText.isFile(path), let text = FileText.read(path) else { continue }
+            do {
+                values += try DotenvFile.parse(text, file: file.value)
+            } catch {
+                throw ProjectError(diagnostics: error.diagnostics, sources: [file.value: text])
+            }
+        }
+        return values
+    }
+}

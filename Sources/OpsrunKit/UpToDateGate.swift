@@ -1,0 +1,65 @@
+import OpsrunCore
+import OpsrunEngine
+import OpsrunIncremental
+/// Adapts the up-to-date bookkeeping (`IncrementalRun`) to the engine's `UpToDateChecking`:
+/// operation indices in, checks and records out, and `--explain` reasons to the printer.
+final class UpToDateGate: UpToDateChecking {
+    private let run: IncrementalRun
+    private let tasks: [IncrementalTaskSpec]
+    /// The checks of tasks that must run, for `willRun` and `didEnd` (up-to-date ones need none).
+    private var checks: [TaskCheck?]
+    /// Whether a real run follows the checks (a dry run only asks).
+    private let recording: Bool
+    private let explain: ((String) -> Void)?
+    private let warn: (Diagnostic) -> Void
+    private var foundUpToDate: [Bool]
+    /// Indices found up to date, for the dry-run plan.
+    var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
+
+    init(
+        run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool,
+        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+    ) {
+        self.run = run
+        self.tasks = tasks
+        self.recording = recording
+        self.explain = explain
+        self.warn = warn
+        checks = Array(repeating: nil, count: tasks.count)
+        foundUpToDate = Array(repeating: false, count: tasks.count)
+        for diagnostic in run.diagnostics { warn(diagnostic) }
+    }
+
+    func isUpToDate(_ index: Int) -> Bool {
+        let check = run.check(tasks[index], index: index)
+        if check.verdict.isUpToDate {
+            foundUpToDate[index] = true
+            return true
+        }
+        checks[index] = check
+        // Groups run nothing, so there is nothing to explain about them.
+        if let explain, !tasks[index].commands.isEmpty {
+            explain("\(tasks[index].name) runs: \(check.verdict)")
+        }
+        return false
+    }
+
+    func willRun(_ index: Int) {
+        guard recording, let check = checks[index] else { return }
+        if let problem = run.willRun(check) { warn(problem) }
+    }
+
+    func didEnd(_ index: Int, succeeded: Bool) {
+        guard recording, let check = checks[index] else { return }
+        if succeeded {
+            if let problem = run.succeeded(check) { warn(problem) }
+        } else {
+            run.failed(check)
+        }
+    }
+
+    /// Saves what the run learned; call once at the end.
+    func finish() {
+        if let problem = run.finish() { warn(problem) }
+    }
+}

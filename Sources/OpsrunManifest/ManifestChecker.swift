@@ -1,0 +1,121 @@
+import OpsrunCore
+/// Collects the diagnostics of one manifest and reads values of the shapes keys allow.
+///
+/// Each reader reports a value of the wrong shape at the value's node and returns `nil` (or what
+/// could be read), so checking goes on and one mistake yields one message.
+struct ManifestChecker {
+    var diagnostics: [Diagnostic] = []
+
+    mutating func error(_ message: String, at location: SourceLocation) {
+        diagnostics.append(.error(message, at: location))
+    }
+
+    /// A scalar's text; otherwise reports "`what` must be `expected`, not a list".
+    /// (`what` is an autoclosure: the wording costs nothing unless there is something to report.)
+    mutating func scalar(_ node: YAMLNode, _ what: @autoclosure () -> String, must expected: String) -> String? {
+        if let text = node.scalar { return text }
+        error("\(what()) must be \(expected), not \(node.kindDescription)", at: node.location)
+        return nil
+    }
+
+    /// How `strings` names what it reads, for its messages.
+    struct ListWording {
+        /// The whole value: "'deps' of task 'build'".
+        var whole: String
+        /// What the value may be: "a task name or a list of task names".
+        var expected: String
+        /// An entry of the wrong kind: given "a mapping", the whole sentence.
+        var wrongEntry: (String) -> String
+        /// An empty entry, the whole sentence.
+        var emptyEntry: String
+    }
+
+    /// A string or a list of strings, none empty; `nil` when the value has the wrong shape.
+    ///
+    /// Bad entries are reported and left out; the rest are returned.
+    /// (`wording` is an autoclosure: it is built only when there is something to report.)
+    mutating func strings(_ node: YAMLNode, _ wording: @autoclosure () -> ListWording) -> [Located<String>]? {
+        switch node.content {
+        case .scalar(let text, _):
+            // The common case, one string: no list to build.
+            if node.isNull || Self.isBlank(text) {
+                error(wording().emptyEntry, at: node.location)
+                return []
+            }
+            return [Located(text, at: node.location)]
+        case .sequence(let entries):
+            var result: [Located<String>] = []
+            result.reserveCapacity(entries.count)
+            for entry in entries {
+                guard let text = entry.scalar else {
+                    error(wording().wrongEntry(entry.kindDescription), at: entry.location)
+                    continue
+                }
+                if entry.isNull || Self.isBlank(text) {
+                    error(wording().emptyEntry, at: entry.location)
+                    continue
+                }
+                result.append(Located(text, at: entry.location))
+            }
+            return result
+        case .mapping:
+            let wording = wording()
+            error("\(wording.whole) must be \(wording.expected), not \(node.kindDescription)", at: node.location)
+            return nil
+        }
+    }
+
+    /// Empty or only whitespace; decided by the first byte when it is visible ASCII.
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first > 0x20 && first < 0x7F { return false }
+        return text.allSatisfy(\.isWhitespace)
+    }
+
+    /// Standard wording for a list of names or paths under `whole`, e.g. "'sources' of task 'build'".
+    static func listWording(_ whole: String, of item: String, plural: String) -> ListWording {
+        ListWording(
+            whole: whole, expected: "\(item) or a list of \(plural)",
+            wrongEntry: { "each entry in \(whole) must be \(item), not \($0)" },
+            emptyEntry: "an entry in \(whole) is empty")
+    }
+
+    /// An `env:` mapping: valid variable names to scalars, in order.
+    mutating func environment(_ node: YAMLNode, _ whole: @autoclosure () -> String) -> [EnvironmentEntry] {
+        guard case .mapping(let entries) = node.content else {
+            error("\(whole()) must be a mapping of variable names to values, not \(node.kindDescription)", at: node.location)
+            return []
+        }
+        var result: [EnvironmentEntry] = []
+        for entry in entries {
+            if !ManifestNames.isEnvironmentName(entry.key) {
+                error(
+                    "invalid variable name '\(entry.key)' in \(whole()); use letters, digits and '_', not starting with a digit",
+                    at: entry.keyLocation)
+            }
+            guard let text = scalar(entry.value, "the value of '\(entry.key)' in \(whole())", must: "a string") else { continue }
+            // `NAME:` alone (or `~`) sets the variable to the empty string.
+            result.append(EnvironmentEntry(name: entry.key, value: entry.value.isNull ? "" : text, location: entry.keyLocation))
+        }
+        return result
+    }
+
+    /// A whole number written in digits only, within `range`; `nil` when it is not one.
+    static func integer(_ text: String, in range: ClosedRange<Int>) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int(text), range.contains(value)
+        else { return nil }
+        return value
+    }
+
+    /// Sorted by place: file-wide problems first, then by line and column, keeping file order on ties.
+    var sortedDiagnostics: [Diagnostic] {
+        diagnostics.enumerated().sorted { a, b in
+            switch (a.element.location, b.element.location) {
+            case (nil, nil): return a.offset < b.offset
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let x?, let y?): return x == y ? a.offset < b.offset : x < y
+            }
+        }.map(\.element)
+    }
+}

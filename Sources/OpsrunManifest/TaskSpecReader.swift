@@ -1,0 +1,195 @@
+import OpsrunCore
+import OpsrunEngine
+/// Reads one entry of `tasks:` into a `TaskSpec`, reporting every problem in it.
+struct TaskSpecReader {
+    static let keys = [
+        "desc", "deps", "run", "dir", "env", "sources", "outputs", "queue", "priority", "qos", "timeout",
+        "retries", "allow_failure", "interactive",
+    ]
+    static let maximumRetries = 100
+
+    /// Every name under `tasks:` in written order (suggestions prefer the earliest of equals),
+    /// including misspelt ones, so a reference to one is not noise.
+    let taskOrder: [String]
+    let taskNames: Set<String>
+    /// Queues declared, in order; `nil` when `queues:` itself was unreadable: references go unchecked.
+    let queueNames: [String]?
+
+    init(taskOrder: [String], queueNames: [String]?) {
+        self.taskOrder = taskOrder
+        self.taskNames = Set(taskOrder)
+        self.queueNames = queueNames
+    }
+
+    /// Reads `value` into `spec`, which holds only the task's name and place.
+    func read(_ value: YAMLNode, into spec: inout TaskSpec, _ checker: inout ManifestChecker) {
+        let name = spec.name
+        let location = spec.location
+        let before = checker.diagnostics.count
+        var runOrDepsReported = false
+        switch value.content {
+        case _ where value.isNull:
+            break
+        case .scalar, .sequence:
+            // Shorthand: the task is only its command(s).
+            spec.commands = checker.strings(value, commandWording(name)) ?? []
+            runOrDepsReported = checker.diagnostics.count > before
+        case .mapping(let entries):
+            for entry in entries {
+                // One classification per key: a `contains` over `keys` and then a `switch` on the
+                // string would compare it with up to fourteen others, twice.
+                guard let key = TaskKey(entry.key) else {
+                    checker.error(
+                        "unknown key '\(entry.key)' in task '\(name)'\(Suggestion.phrase(for: entry.key, in: Self.keys))",
+                        at: entry.keyLocation)
+                    continue
+                }
+                // `key:` with nothing after it is the same as leaving the key out.
+                if entry.value.isNull { continue }
+                let count = checker.diagnostics.count
+                read(key, entry.key, entry.value, of: &spec, into: &checker)
+                if key == .run || key == .deps {
+                    runOrDepsReported = runOrDepsReported || checker.diagnostics.count > count
+                }
+            }
+        }
+        // A bad 'run' or 'deps' was reported already; saying the task has neither would be noise.
+        if spec.commands.isEmpty, spec.deps.isEmpty, !runOrDepsReported {
+            checker.error("task '\(name)' has neither 'run' nor 'deps'", at: location)
+        }
+    }
+
+    private func commandWording(_ name: String) -> ManifestChecker.ListWording {
+        ManifestChecker.ListWording(
+            whole: "'run' of task '\(name)'", expected: "a command or a list of commands",
+            wrongEntry: { "each command of task '\(name)' must be a string, not \($0)" },
+            emptyEntry: "task '\(name)' has an empty command")
+    }
+
+    /// Reads one key of a task's mapping into `spec`.
+    private func read(
+        _ kind: TaskKey, _ key: String, _ node: YAMLNode, of spec: inout TaskSpec, into checker: inout ManifestChecker
+    ) {
+        let name = spec.name
+        // Computed: the wording is built only for a message.
+        var what: String { "'\(key)' of task '\(name)'" }
+        switch kind {
+        case .desc:
+            guard let text = checker.scalar(node, what, must: "a string") else { return }
+            // A block scalar (`|`, `>`) ends with a newline; only a line break inside is a second line.
+            var line = Substring(text)
+            while line.last?.isNewline == true { line.removeLast() }
+            if line.contains(where: \.isNewline) {
+                checker.error("\(what) must be one line", at: node.location)
+            }
+            spec.description = String(line)
+        case .deps:
+            guard
+                let deps = checker.strings(
+                    node,
+                    ManifestChecker.listWording("'deps' of task '\(name)'", of: "a task name", plural: "task names"))
+            else { return }
+            // Most lists are short: a scan of the earlier entries beats a dictionary per task.
+            var seen: [String: SourceLocation] = [:]
+            let useDictionary = deps.count > 8
+            if useDictionary { seen.reserveCapacity(deps.count) }
+            // Only a repeat is left out; until one is, the list read is the list kept (no copy).
+            var kept: [Located<String>]?
+            for (position, dep) in deps.enumerated() {
+                let first = useDictionary
+                    ? seen[dep.value]
+                    : deps[..<position].first(where: { $0.value == dep.value })?.location
+                if let first {
+                    checker.error(
+                        "duplicate dependency '\(dep.value)' in deps of '\(name)' (first written at line \(first.line), column \(first.column))",
+                        at: dep.location)
+                    if kept == nil { kept = Array(deps[..<position]) }
+                    continue
+                }
+                if useDictionary { seen[dep.value] = dep.location }
+                if !taskNames.contains(dep.value) {
+                    checker.error(
+                        "unknown task '\(dep.value)' in deps of '\(name)'\(Suggestion.phrase(for: dep.value, in: taskOrder))",
+                        at: dep.location)
+                }
+                kept?.append(dep)
+            }
+            let result = kept ?? deps
+            if spec.deps.isEmpty { spec.deps = result } else { spec.deps += result }
+        case .run:
+            guard let commands = checker.strings(node, commandWording(name)) else { return }
+            spec.commands = commands
+        case .dir:
+            guard let text = checker.scalar(node, what, must: "a path") else { return }
+            if text.allSatisfy(\.isWhitespace) {
+                checker.error("\(what) is empty", at: node.location)
+            } else {
+                spec.directory = Located(text, at: node.location)
+            }
+        case .env:
+            spec.environment = checker.environment(node, what)
+        case .sources, .outputs:
+            guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
+            else { return }
+            if kind == .sources { spec.sources = paths } else { spec.outputs = paths }
+        case .queue:
+            guard let queue = checker.scalar(node, what, must: "a queue name") else { return }
+            if let queueNames, !queueNames.contains(queue) {
+                let hint = queueNames.isEmpty
+                    ? "; no queues are declared under 'queues'" : Suggestion.phrase(for: queue, in: queueNames)
+                checker.error("unknown queue '\(queue)' in task '\(name)'\(hint)", at: node.location)
+            }
+            spec.queue = Located(queue, at: node.location)
+        case .priority:
+            guard let text = checker.scalar(node, what, must: "a priority") else { return }
+            if let priority = QueuePriority(name: text) {
+                spec.priority = priority
+            } else {
+                unknown("priority", text, in: name, allowed: QueuePriority.allCases.map(\.name), at: node, &checker)
+            }
+        case .qos:
+            guard let text = checker.scalar(node, what, must: "a quality of service") else { return }
+            if let qos = QualityOfService(rawValue: text) {
+                spec.qualityOfService = qos
+            } else {
+                unknown("qos", text, in: name, allowed: QualityOfService.allCases.map(\.rawValue), at: node, &checker)
+            }
+        case .timeout:
+            guard let text = checker.scalar(node, what, must: "a duration") else { return }
+            switch TimeoutDuration.parse(text) {
+            case .milliseconds(0):
+                checker.error("\(what) must be longer than zero", at: node.location)
+            case .milliseconds(let ms):
+                spec.timeoutMilliseconds = ms
+            case .malformed:
+                checker.error("\(what) must be a duration like 90s, 10m or 1h30m, not '\(text)'", at: node.location)
+            case .tooLong:
+                checker.error("\(what) must be at most 168h (a week), not '\(text)'", at: node.location)
+            }
+        case .retries:
+            guard let text = checker.scalar(node, what, must: "a whole number") else { return }
+            if let retries = ManifestChecker.integer(text, in: 0...Self.maximumRetries) {
+                spec.retries = retries
+            } else if !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                checker.error("\(what) must be at most \(Self.maximumRetries), not '\(text)'", at: node.location)
+            } else {
+                checker.error("\(what) must be a whole number of 0 or more, not '\(text)'", at: node.location)
+            }
+        case .allowFailure, .interactive:
+            guard let text = checker.scalar(node, what, must: "true or false") else { return }
+            guard text == "true" || text == "false" else {
+                checker.error("\(what) must be true or false, not '\(text)'", at: node.location)
+                return
+            }
+            if kind == .interactive { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
+        }
+    }
+
+    private func unknown(
+        _ what: String, _ value: String, in task: String, allowed: [String], at node: YAMLNode, _ checker: inout ManifestChecker
+    ) {
+        let hint = Suggestion.nearest(to: value, in: allowed).map { "; did you mean '\($0)'?" }
+            ?? "; use \(ManifestNames.alternatives(allowed))"
+        checker.error("unknown \(what) '\(value)' in task '\(task)'\(hint)", at: node.location)
+    }
+}

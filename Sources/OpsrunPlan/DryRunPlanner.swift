@@ -1,0 +1,44 @@
+import OpsrunEngine
+/// `-n/--dry-run` through the real engine: the operations run on the same bounded queues with a
+/// runner that starts nothing, and each round of the loop (what starts between two waits) becomes a
+/// wave. So the plan printed is the order the real run would take, with its `-j` and queue bounds,
+/// if every command took the same time.
+public final class DryRunPlanner: CommandRunner, RunObserver {
+    private let runner = DryRunRunner()
+    private var round = 0
+    private var waves: [[Int]] = []
+
+    private init() {}
+
+    /// The plan of `specs`, where `specs[i]` is task `taskIDs[i]`.
+    /// `upToDate` marks operations that would be skipped; they appear in the wave they would finish in.
+    public static func plan(
+        specs: [OperationSpec], taskIDs: [Int], configuration: EngineConfiguration,
+        upToDate: UpToDateChecking? = nil
+    ) -> Plan {
+        let planner = DryRunPlanner()
+        _ = OperationEngine(
+            specs: specs, configuration: configuration, runner: planner, observer: planner, upToDate: upToDate
+        ).run()
+        return Plan(waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } })
+    }
+
+    public func start(_ job: CommandJob) { runner.start(job) }
+
+    public func waitForEvents() -> [RunnerEvent] {
+        round += 1
+        return runner.waitForEvents()
+    }
+
+    public func terminateAll(immediately: Bool) { runner.terminateAll(immediately: immediately) }
+
+    public func handle(_ event: RunEvent) {
+        switch event {
+        case .operationStarted(let index, _), .finished(let index, .upToDate, _):
+            while waves.count <= round { waves.append([]) }
+            waves[round].append(index)
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import OpsrunCore
+import OpsrunManifest
+import OpsrunGraph
+/// A manifest found, read, validated and checked for cycles: everything a run, a list, a graph or a
+/// plan starts from.
+public struct Project: Sendable {
+    public let source: ManifestSource
+    /// The manifest's bytes, UTF-8 (checked, or known to be from the cache's key).
+    private let bytes: [UInt8]
+    public let manifest: Manifest
+    public let graph: TaskGraph
+
+    /// The manifest's text, for rendering diagnostics with their source line.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Waits for the manifest cache being written, if any: call before the process exits.
+    public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
+
+    /// Finds and loads the manifest. Throws every diagnostic found: manifest errors first, then,
+    /// only for a manifest that is otherwise valid, every dependency cycle (over the whole
+    /// manifest, not only the tasks asked for).
+    public static func load(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> Project {
+        try load(from: locate(explicitFile: explicitFile, workingDirectory: workingDirectory))
+    }
+
+    /// Finds the manifest (`-f`, or `Tasksfile.yaml` here or in a parent directory).
+    public static func locate(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> ManifestSource {
+        do {
+            return try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+        }
+    }
+
+    /// Loads the manifest `locate` found.
+    public static func load(from source: ManifestSource) throws(ProjectError) -> Project {
+        let bytes: [UInt8]
+        do {
+            bytes = try source.readBytes()
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+        }
+        // A large manifest's parsed form may be cached (ManifestCache says when it can be trusted);
+        // only a manifest that loaded without a diagnostic and has no cycle is ever stored. Its
+        // key holds the bytes' digest, so on a hit they are the UTF-8 they were when it was stored,
+        // and no String of them is made (for 10,000 tasks, a megabyte checked and copied).
+        let cache = ManifestCache(source: source, bytes: bytes)
+        if let cached = cache?.load() {
+            let graph = TaskGraph(manifest: cached.manifest, dependencyIDs: cached.dependencyIDs)
+            return Project(source: source, bytes: bytes, manifest: cached.manifest, graph: graph)
+        }
+        let text: String
+        do {
+            text = try source.text(of: bytes)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+        }
+        let manifest: Manifest
+        do {
+            manifest = try ManifestLoader.load(text: text, file: source.displayName, directory: source.directory)
+        } catch {
+            throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: text])
+        }
+        let graph = TaskGraph(manifest: manifest)
+        let cycles = CycleFinder.cycles(in: graph)
+        if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
+        cache?.storeInBackground(manifest, index: graph.index)
+        return Project(source: source, bytes: bytes, manifest: manifest, graph: graph)
+    }
+
+    /// The ids of the tasks a run starts from: those named, or the manifest's `default`.
+    /// Throws a usage diagnostic for an unknown name, with the nearest task as a suggestion.
+    public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
+        let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
+        if names.isEmpty {
+            throw usage("no task named and no 'default' in \(source.displayName); name one of: \(graph.names.prefix(10).joined(separator: ", "))\(graph.count > 10 ? ", …" : "") (see --list)")
+        }
+        var diagnostics: [Diagnostic] = []
+        var roots: [Int] = []
+        for name in names {
+            if let id = graph.index[name] {
+                roots.append(id)
+            } else {
+                diagnostics.append(Diagnostic(at: nil, file: nil, "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names))"))
+            }
+        }
+        if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
+        return roots
+    }
+
+    private func usage(_ message: String) -> ProjectError {
+        ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
+    }
+}
+
+/// Why a project could not be loaded or a selection made: diagnostics and the text to quote.
+public struct ProjectError: Error, Sendable {
+    public var diagnostics: [Diagnostic]
+    /// Manifest text by file name, for the source line under each diagnostic.
+    public var sources: [String: String]
+
+    public init(diagnostics: [Diagnostic], sources: [String: String]) {
+        self.diagnostics = diagnostics
+        self.sources = sources
+    }
+
+    public var rendered: String { DiagnosticRenderer(sources: sources).render(diagnostics) }
+}

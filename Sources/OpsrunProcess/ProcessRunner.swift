@@ -1,0 +1,250 @@
+import CProcessShims
+import Glibc
+import OpsrunCore
+import OpsrunEngine
+
+/// The real `CommandRunner`: the only code in opsrun that spawns processes.
+///
+/// Driven from one thread, the engine's run loop: `start` spawns and returns, `waitForEvents`
+/// blocks in epoll over every child's pipes and a signalfd (and each child's pidfd, unless exits
+/// come as SIGCHLD: `ChildExitNotice`), with a timeout equal to the nearest deadline (a job's
+/// timeout, a SIGKILL due after the grace period). No locks on this path.
+///
+/// Each command is `/bin/sh -c <command>` (or the program itself, `DirectCommand`), leader of its
+/// own process group, stdin `/dev/null`, stdout and stderr to pipes (a pair kept from command to
+/// command, `OutputPipes`). When a command's shell exits, what it wrote is drained, and whatever
+/// is left of its group (a `sleep 60 &`, a grandchild holding the pipe) gets SIGTERM, then SIGKILL
+/// after the grace period: nothing a task started outlives opsrun.
+public final class ProcessRunner: CommandRunner {
+    /// How the runner learns that a command's process exited.
+    public enum ChildExitNotice {
+        /// A pidfd per command in the epoll set. Works in any process: the default.
+        case pidfd
+        /// SIGCHLD through the signalfd, then `wait4(-1)` until nothing more has exited: no
+        /// descriptor per command, and no `epoll_ctl` (2,000 /bin/true at -j 2 took about 2 %
+        /// less time). Only for a process that called `SignalHandling.blockChildExitSignal()`
+        /// first thing, whose other children are all this runner's (it reaps any child).
+        case signal
+    }
+
+    let graceNanoseconds: UInt64
+    let childExits: ChildExitNotice
+    let poller: EventPoller
+    let spawner = CommandSpawner()
+    let outputPipes = OutputPipes()
+    /// Running jobs by slot (the slot is in every poll token); nil slots are free.
+    var slots: [RunningJob?] = []
+    /// The slot of each running command's leader, by pid (with `ChildExitNotice.signal`).
+    var leaders: [pid_t: Int] = [:]
+    var freeSlots: [Int] = []
+    /// Groups whose shell has exited while members still run, by slot (in their poll tokens).
+    var watches: [GroupWatch?] = []
+    var freeWatchSlots: [Int] = []
+    /// When adopted orphans get SIGKILL, once an interrupt sent them SIGTERM; and which did
+    /// (`ProcessRunner+Orphans`).
+    var orphanKillDeadline: UInt64?
+    var signalledOrphans = Set<pid_t>()
+    /// Jobs whose command waits for file descriptors, in order (`ProcessRunner+Descriptors`), and
+    /// whether a job or group has ended since they were last tried.
+    var jobsWaitingForDescriptors: [RunningJob] = []
+    var descriptorsFreed = false
+    /// Events that happened outside `waitForEvents` (in `start`), handed out by the next call.
+    var pendingEvents: [RunnerEvent] = []
+    /// One buffer for every read; each chunk is copied out into its `.output` event.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: ProcessRunner.chunkSize, alignment: 16)
+    private var isShutDown = false
+
+    static let chunkSize = 64 * 1024
+    /// What is drained from a pipe after its command exits: enough for everything written before
+    /// the exit (a pipe holds at most 1 MiB unprivileged) without chasing a grandchild that keeps
+    /// writing.
+    static let drainLimit = 1024 * 1024
+
+    public init(graceMilliseconds: Int = 5000, childExits: ChildExitNotice = .pidfd) {
+        graceNanoseconds = UInt64(max(0, graceMilliseconds)) * 1_000_000
+        self.childExits = childExits
+        poller = EventPoller(childExitSignal: childExits == .signal)
+    }
+
+    deinit {
+        shutdown()
+        readBuffer.deallocate()
+    }
+
+    public func start(_ job: consuming CommandJob) {
+        precondition(!isShutDown, "ProcessRunner used after shutdown()")
+        let slot = freeSlots.popLast() ?? slots.count
+        let hasCommands = !job.commands.isEmpty
+        // Consumed: the job moves into its record without a copy of its strings and arrays.
+        let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
+        if slot == slots.count { slots.append(running) } else { slots[slot] = running }
+        if !hasCommands {
+            finish(running, termination: .exited(0), events: &pendingEvents)
+        } else {
+            spawnCurrentCommand(of: running, events: &pendingEvents)
+        }
+    }
+
+    public func waitForEvents() -> [RunnerEvent] {
+        var events = pendingEvents
+        pendingEvents = []
+        retryIfDescriptorsFreed(events: &events)
+        // Those of `start` (a command started, a spawn that failed) go out at once: polling too
+        // cost a system call per command and rarely found anything yet.
+        if !events.isEmpty { return events }
+        repeat {
+            poller.wait(timeoutMilliseconds: millisecondsUntilNextDeadline()) { token in
+                handle(token, events: &events)
+            }
+            fireDeadlines(now: MonotonicClock.now(), events: &events)
+            retryIfDescriptorsFreed(events: &events)
+        } while events.isEmpty
+        return events
+    }
+
+    public func terminateAll(immediately: Bool) {
+        let now = MonotonicClock.now()
+        finishJobsWaitingForDescriptors(signal: immediately ? SIGKILL : SIGTERM)
+        for case let job? in slots {
+            job.terminatedByRequest = true
+            if job.commandRunning {
+                terminate(job, immediately: immediately, now: now)
+            }
+        }
+        // Groups of jobs that were already terminating, and with `immediately` leftovers too
+        // (which had their SIGTERM when their command ended).
+        for case let watch? in watches where immediately || watch.owner != nil {
+            terminateGroup(of: watch, immediately: immediately, now: now)
+        }
+        signalOrphans(immediately ? SIGKILL : SIGTERM, now: now)
+    }
+
+    /// SIGKILLs every process group still known, running or left over, reaps what it spawned,
+    /// ends adopted orphans (which may take the grace period), and releases every descriptor and
+    /// thread; for when opsrun exits. Idempotent; `deinit` calls it too.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        for case let job? in slots where job.commandRunning {
+            ProcessGroup.send(SIGKILL, toGroupLedBy: job.pid)
+            var status: Int32 = 0
+            while waitpid(job.pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        for case let watch? in watches {
+            if watch.hasRunningMembers {
+                ProcessGroup.send(SIGKILL, to: watch.processGroup)
+            }
+            for descriptor in watch.members where descriptor >= 0 {
+                poller.removeAndClose(descriptor)
+            }
+            watch.owner = nil
+        }
+        watches = []
+        freeWatchSlots = []
+        for case let job? in slots {
+            if job.ownsTerminal {
+                TerminalControl.takeTerminalBack()
+            }
+            closeDescriptors(of: job)
+        }
+        slots = []
+        freeSlots = []
+        // After the terminal is back: this may wait for the grace period.
+        endOrphans()
+        outputPipes.retireAll(poller: poller)
+        spawner.stopThreads()
+    }
+
+    private func handle(_ token: PollToken, events: inout [RunnerEvent]) {
+        switch token {
+        case .signal:
+            poller.takeSignals { signal in
+                if signal == SIGCHLD {
+                    reapExitedCommands(events: &events)
+                } else {
+                    events.append(.signal(signal))
+                }
+            }
+        case .output(let pipes, let stream):
+            readChunk(of: pipes, stream, events: &events)
+        case .leaderExit(let slot, let serial):
+            guard let job = job(in: slot), job.serial == serial, job.commandRunning else { return }
+            var status: Int32 = 0
+            var reaped: pid_t
+            repeat { reaped = waitpid(job.pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
+            if reaped == 0 { return }  // not waitable yet; the pidfd stays readable and says so again
+            // ECHILD (someone else reaped it) leaves the status unknown: report it as a failure.
+            leaderExited(job, status: reaped > 0 ? status : nil, events: &events)
+        case .memberExit(let watch, let generation, let index):
+            memberExited(watch: watch, generation: generation, index: Int(index), events: &events)
+        }
+    }
+
+    /// After a SIGCHLD: reaps every child that has exited (one SIGCHLD may stand for several).
+    private func reapExitedCommands(events: inout [RunnerEvent]) {
+        while true {
+            var status: Int32 = 0
+            let pid = wait4(-1, &status, WNOHANG, nil)
+            if pid < 0 && errno == EINTR { continue }
+            guard pid > 0 else { return }  // none left that has exited (0), or no child (ECHILD)
+            guard let slot = leaders.removeValue(forKey: pid), let job = job(in: slot),
+                job.commandRunning, job.pid == pid
+            else { continue }
+            leaderExited(job, status: status, events: &events)
+        }
+    }
+
+    func job(in slot: Int) -> RunningJob? {
+        slot < slots.count ? slots[slot] : nil
+    }
+
+    /// SIGTERM now and SIGKILL after the grace period, or SIGKILL now, to a running command.
+    func terminate(_ job: RunningJob, immediately: Bool, now: UInt64) {
+        guard !job.killed else { return }
+        if immediately {
+            killGroup(of: job)
+        } else {
+            ProcessGroup.send(SIGTERM, toGroupLedBy: job.pid)
+            job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
+        }
+    }
+
+    private func killGroup(of job: RunningJob) {
+        // The whole group: members that ignore SIGTERM must not outlive their shell.
+        ProcessGroup.send(SIGKILL, toGroupLedBy: job.pid)
+        job.killed = true
+    }
+
+    static let giveUpAfterKill: UInt64 = 1_000_000_000
+
+    private func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
+        for case let job? in slots where job.commandRunning {
+            if !job.isTerminating, let deadline = job.timeoutDeadline, now >= deadline {
+                job.timedOut = true
+                terminate(job, immediately: false, now: now)
+            }
+            if !job.killed, let deadline = job.killDeadline, now >= deadline {
+                killGroup(of: job)
+            }
+        }
+        for case let watch? in watches {
+            fireDeadlines(of: watch, now: now, events: &events)
+        }
+    }
+
+    private func millisecondsUntilNextDeadline() -> Int32 {
+        var next = UInt64.max
+        for case let job? in slots {
+            next = min(next, job.nextDeadline ?? .max)
+        }
+        for case let watch? in watches {
+            next = min(next, watch.nextDeadline ?? .max)
+        }
+        guard next != .max else { return -1 }
+        let now = MonotonicClock.now()
+        guard next > now else { return 0 }
+        // Rounded up: waking a little early would only find nothing due and wait again.
+        return Int32(clamping: (next - now + 999_999) / 1_000_000)
+    }
+}

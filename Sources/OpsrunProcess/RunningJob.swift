@@ -1,0 +1,67 @@
+import Glibc
+import OpsrunEngine
+
+/// The runner's record of one job, from `start` to `.finished`.
+final class RunningJob {
+    let job: CommandJob
+    let slot: Int
+    private(set) var startNanoseconds: UInt64
+    private(set) var timeoutDeadline: UInt64?
+
+    var commandIndex = 0
+    /// Told apart from the job's earlier commands in poll tokens.
+    var serial: UInt32 = 0
+    /// The current command's pid, which is also its process group id.
+    var pid: pid_t = 0
+    /// From the spawn of a command until it is reaped.
+    var commandRunning = false
+    /// The running command's pidfd, when exits are watched that way; -1 otherwise.
+    var pidFD: Int32 = -1
+    /// Whether the current command's program was spawned itself, not through the shell.
+    var spawnedDirectly = false
+    /// The `OutputPipes` pair its commands write to; nil for an interactive job, or once retired.
+    var pipes: Int?
+    var ownsTerminal = false
+
+    /// A terminated command's group, once its shell has exited: the job finishes when the group
+    /// is gone, so the engine, told it ended, may exit without cutting the grace period short for
+    /// members that trap SIGTERM.
+    var watch: GroupWatch?
+
+    /// Its current command could not get file descriptors; it is retried when another job ends
+    /// (`ProcessRunner+Descriptors`), through the shell when `retryThroughShell`.
+    var waitingForDescriptors = false
+    var retryThroughShell = false
+
+    var timedOut = false
+    var terminatedByRequest = false
+    /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
+    var killDeadline: UInt64?
+    var killed = false
+
+    init(job: consuming CommandJob, slot: Int, now: UInt64) {
+        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
+        self.job = job
+        self.slot = slot
+        startNanoseconds = now
+    }
+
+    /// The job starts now rather than when it was started: it waited for descriptors before its
+    /// first command could run, which must not count against its timeout.
+    func restartClock(now: UInt64) {
+        timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
+        startNanoseconds = now
+    }
+
+    var isTerminating: Bool { timedOut || terminatedByRequest }
+
+    /// The earliest moment something must happen to this job's running command without any event.
+    var nextDeadline: UInt64? {
+        guard commandRunning else { return nil }
+        let timeout = isTerminating ? nil : timeoutDeadline
+        let kill = killed ? nil : killDeadline
+        guard let timeout else { return kill }
+        guard let kill else { return timeout }
+        return min(timeout, kill)
+    }
+}

@@ -1,0 +1,69 @@
+import OpsrunEngine
+/// A run that has ended, with everything the report files (SPEC §8) are made from, and the words
+/// they share with the summary.
+public struct FinishedRun {
+    public let report: RunReport
+    public let specs: [OperationSpec]
+    public let recorder: RunRecorder
+    public let clock: RunClock
+    /// CLOCK_MONOTONIC when the last task ended.
+    public let endMonotonic: UInt64
+    /// The manifest as the user named it (`Tasksfile.yaml`, `ci/Tasksfile.yaml`).
+    public let manifest: String
+
+    public init(
+        report: RunReport, specs: [OperationSpec], recorder: RunRecorder, clock: RunClock,
+        endMonotonic: UInt64, manifest: String
+    ) {
+        self.report = report
+        self.specs = specs
+        self.recorder = recorder
+        self.clock = clock
+        self.endMonotonic = endMonotonic
+        self.manifest = manifest
+    }
+
+    /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `cancelled` or `not_run`.
+    func stateName(_ index: Int) -> String {
+        switch report.operations[index].state {
+        case .finished(.succeeded): "succeeded"
+        case .finished(.failed): "failed"
+        case .finished(.failedAllowed): "failed_allowed"
+        case .finished(.upToDate): "up_to_date"
+        case .cancelled(.runStopped): "not_run"
+        case .cancelled: "cancelled"
+        case .pending, .ready, .executing: preconditionFailure("operation \(index) did not end")
+        }
+    }
+
+    /// Why it did not succeed, in the summary's words; nil for a success.
+    func reason(_ index: Int) -> String? {
+        let record = report.operations[index]
+        switch record.state {
+        case .finished(.failed), .finished(.failedAllowed):
+            return OutcomeText.failure(
+                record.lastResult, attempts: record.attempts,
+                timeoutMilliseconds: specs[index].job.timeoutMilliseconds)
+        case .finished(.upToDate):
+            return "up to date"
+        case .cancelled(let cause):
+            return OutcomeText.cancellation(cause) { report.operations[$0].name }
+        case .finished(.succeeded), .pending, .ready, .executing:
+            return nil
+        }
+    }
+
+    /// The failed task that caused a cancellation (or the stop), if one did.
+    func cause(_ index: Int) -> Int? {
+        guard case .cancelled(let cause) = report.operations[index].state else { return nil }
+        if case .runStopped(let failed) = cause { return failed }
+        return cause.rootFailure
+    }
+
+    /// From the first attempt's start to the last one's end; nil if none ran.
+    func span(_ index: Int) -> (start: UInt64, end: UInt64)? {
+        let record = report.operations[index]
+        guard let start = record.startNanoseconds, let end = record.endNanoseconds else { return nil }
+        return (start, max(start, end))
+    }
+}

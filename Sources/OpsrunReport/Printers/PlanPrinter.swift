@@ -1,0 +1,79 @@
+import OpsrunCore
+import OpsrunGraph
+import OpsrunPlan
+/// `-n/--dry-run`: the plan of a run, wave by wave, with each task's commands.
+public enum PlanPrinter {
+    /// The formats `--dry-run` can print.
+    public static let formats: [OutputFormat] = [.text, .json]
+
+    /// The plan in `format`; `upToDate` holds the ids of tasks that would be skipped as up to date.
+    ///
+    /// `text`, waves numbered from 1, tasks in the order the queue would pick them:
+    /// ```
+    /// wave 1:
+    ///   fetch (queue net)
+    ///     $ curl -fsSL "$URL" -o src.tgz
+    /// wave 2:
+    ///   compile (priority high, up to date)
+    ///     $ cc -c main.c
+    ///   all (group)
+    /// ```
+    /// `json`, fields in this order:
+    /// ```
+    /// {"waves": [[{"name": "compile", "commands": ["cc -c main.c"], "queue": "net" | null,
+    ///              "priority": "normal", "deps": ["fetch"], "upToDate": false}]]}
+    /// ```
+    /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a plan.
+    public static func render(
+        _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = []
+    ) throws(Diagnostic) -> String {
+        switch format {
+        case .text: return text(plan, graph, upToDate)
+        case .json: return json(plan, graph, upToDate)
+        case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--dry-run", supported: formats)
+        }
+    }
+
+    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+        var out = ""
+        for (k, wave) in plan.waves.enumerated() {
+            out += "wave \(k + 1):\n"
+            for id in wave {
+                let task = graph.tasks[id]
+                var notes: [String] = []
+                if task.isGroup { notes.append("group") }
+                if let queue = task.queue { notes.append("queue \(queue.value)") }
+                if task.priority != .normal { notes.append("priority \(task.priority.name)") }
+                if upToDate.contains(id) { notes.append("up to date") }
+                out += "  " + graph.names[id]
+                out += notes.isEmpty ? "\n" : " (" + notes.joined(separator: ", ") + ")\n"
+                for command in task.commands {
+                    // A multi-line command (a `|` block) keeps its later lines under the first
+                    // one's text; the block's final newline would only add a blank line.
+                    var lines = command.value.split(separator: "\n", omittingEmptySubsequences: false)
+                    while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
+                    out += "    $ " + lines.joined(separator: "\n      ") + "\n"
+                }
+            }
+        }
+        return out
+    }
+
+    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+        let waves = plan.waves.map { wave in
+            OrderedJSON.array(
+                wave.map { id in
+                    let task = graph.tasks[id]
+                    return .object([
+                        ("name", .string(graph.names[id])),
+                        ("commands", .strings(task.commands.map(\.value))),
+                        ("queue", .optional(task.queue?.value)),
+                        ("priority", .string(task.priority.name)),
+                        ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),
+                        ("upToDate", .bool(upToDate.contains(id))),
+                    ])
+                })
+        }
+        return OrderedJSON.object([("waves", .array(waves))]).rendered
+    }
+}

@@ -1,0 +1,234 @@
+import OpsrunEngine
+/// The end of a run (SPEC §4): the counts, then what went wrong, task by task.
+///
+/// ```
+/// 0 succeeded, 1 failed, 2 cancelled, 1 not run
+/// FAILED   compile   exit 2 after 1.3s
+///   cancelled  link      prerequisite 'compile' failed
+///   cancelled  package   prerequisite 'link' was cancelled (compile)
+/// NOT RUN  docs      the run stopped after 'compile' failed (use -k to keep going)
+/// ```
+/// - The counts line always says how many succeeded (groups included); the other counts appear only
+///   when not zero, in this order: failed, failed (allowed), cancelled, not run, up to date.
+/// - Then, in this order: allowed failures (`WARNING`), each failure (`FAILED`, in manifest order)
+///   with the tree of tasks it cancelled, tasks that did not start because the run stopped
+///   (`NOT RUN`), and an interrupt (`INTERRUPTED by SIGINT`) with the tasks it cut short.
+/// - The cancelled tree is nested two spaces per level, where a task that is the only one its
+///   prerequisite cancelled stays at that prerequisite's level: a chain reads as a list (each
+///   reason names the link before it), and only a branching tree moves right.
+/// - Names are padded to one column width: the longest name shown, at least 8, plus 2.
+/// - Each list stops after `maxLinesPerList` lines with `… and N more`, so a 100,000-task chain of
+///   cancellations prints 51 lines.
+public enum SummaryPrinter {
+    public static let maxLinesPerList = 50
+
+    public static func render(_ report: RunReport, specs: [OperationSpec], style: TerminalStyle)
+        -> String
+    {
+        render(report, specs: specs, style: style, limit: maxLinesPerList)
+    }
+
+    static func render(
+        _ report: RunReport, specs: [OperationSpec], style: TerminalStyle, limit: Int
+    ) -> String {
+        var builder = SummaryRows(report: report, specs: specs, limit: limit)
+        builder.addWarnings()
+        builder.addFailures()
+        builder.addNotRun()
+        builder.addInterrupt()
+        return countsLine(report.counts, style) + builder.text(style)
+    }
+
+    /// `3 succeeded, 1 failed, 1 failed (allowed), 2 cancelled, 1 not run, 4 up to date`.
+    static func countsLine(_ counts: RunCounts, _ style: TerminalStyle) -> String {
+        var parts = ["\(counts.succeeded) succeeded"]
+        if counts.failed > 0 { parts.append(style.red("\(counts.failed) failed")) }
+        if counts.failedAllowed > 0 {
+            parts.append(style.yellow("\(counts.failedAllowed) failed (allowed)"))
+        }
+        if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
+        if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
+        if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
+        return parts.joined(separator: ", ") + "\n"
+    }
+}
+
+/// The lines of a summary after the counts, gathered first so that names share one column.
+private struct SummaryRows {
+    enum Paint { case plain, red, yellow, dim }
+
+    enum Row {
+        /// `FAILED   compile   exit 2 after 1.3s`
+        case top(label: String, paint: Paint, name: String, reason: String)
+        /// `  cancelled  link      prerequisite 'compile' failed`, indented by `level`.
+        case nested(level: Int, name: String, reason: String)
+        /// A line of its own: `  … and 12 more cancelled`, `INTERRUPTED by SIGINT`.
+        case text(level: Int, text: String, paint: Paint)
+    }
+
+    let report: RunReport
+    let specs: [OperationSpec]
+    let limit: Int
+    var rows: [Row] = []
+
+    init(report: RunReport, specs: [OperationSpec], limit: Int) {
+        self.report = report
+        self.specs = specs
+        self.limit = limit
+    }
+
+    private func name(_ index: Int) -> String { report.operations[index].name }
+
+    private func failure(_ index: Int) -> String {
+        let operation = report.operations[index]
+        return OutcomeText.failure(
+            operation.lastResult, attempts: operation.attempts,
+            timeoutMilliseconds: specs[index].job.timeoutMilliseconds)
+    }
+
+    private func indices(where matches: (OperationState) -> Bool) -> [Int] {
+        report.operations.indices.filter { matches(report.operations[$0].state) }
+    }
+
+    mutating func addWarnings() {
+        let warnings = indices { $0 == .finished(.failedAllowed) }
+        for index in warnings.prefix(limit) {
+            rows.append(
+                .top(
+                    label: "WARNING", paint: .yellow, name: name(index),
+                    reason: failure(index) + " (allowed to fail)"))
+        }
+        if warnings.count > limit {
+            rows.append(
+                .top(
+                    label: "WARNING", paint: .yellow, name: "… and \(warnings.count - limit) more",
+                    reason: ""))
+        }
+    }
+
+    mutating func addFailures() {
+        // How many tasks each task's failure or cancellation cancelled directly.
+        var childCount = [Int](repeating: 0, count: report.operations.count)
+        for operation in report.operations {
+            if case .cancelled(let cause) = operation.state,
+                let parent = cause.immediatePrerequisite
+            {
+                childCount[parent] += 1
+            }
+        }
+        for tree in report.failureTrees() {
+            rows.append(
+                .top(
+                    label: "FAILED", paint: .red, name: name(tree.failed),
+                    reason: failure(tree.failed)))
+            // Preorder: a node's parent is the last node seen one level shallower.
+            var levelAtDepth = [0]
+            for node in tree.cancelled.prefix(limit) {
+                guard case .cancelled(let cause) = report.operations[node.index].state else {
+                    continue
+                }
+                var level = 1
+                if node.depth > 1, let parent = cause.immediatePrerequisite {
+                    level = levelAtDepth[node.depth - 1] + (childCount[parent] > 1 ? 1 : 0)
+                }
+                if levelAtDepth.count > node.depth {
+                    levelAtDepth[node.depth] = level
+                } else {
+                    levelAtDepth.append(level)
+                }
+                rows.append(
+                    .nested(
+                        level: level, name: name(node.index),
+                        reason: OutcomeText.cancellation(cause, name: name)))
+            }
+            if tree.cancelled.count > limit {
+                rows.append(
+                    .text(
+                        level: 1, text: "… and \(tree.cancelled.count - limit) more cancelled",
+                        paint: .dim))
+            }
+        }
+    }
+
+    mutating func addNotRun() {
+        let notRun = indices { if case .cancelled(.runStopped) = $0 { true } else { false } }
+        for index in notRun.prefix(limit) {
+            guard case .cancelled(let cause) = report.operations[index].state else { continue }
+            rows.append(
+                .top(
+                    label: "NOT RUN", paint: .yellow, name: name(index),
+                    reason: OutcomeText.cancellation(cause, name: name)))
+        }
+        if notRun.count > limit {
+            rows.append(
+                .top(
+                    label: "NOT RUN", paint: .yellow, name: "… and \(notRun.count - limit) more",
+                    reason: ""))
+        }
+    }
+
+    /// `INTERRUPTED by SIGINT`, each task it cut short, and how many had not started.
+    mutating func addInterrupt() {
+        guard let signal = report.signal else { return }
+        rows.append(.text(level: 0, text: "INTERRUPTED by \(SignalName.of(signal))", paint: .red))
+        let interrupted = indices { if case .cancelled(.interrupted) = $0 { true } else { false } }
+        let cut = interrupted.filter { report.operations[$0].attempts > 0 }
+        for index in cut.prefix(limit) {
+            guard case .cancelled(let cause) = report.operations[index].state else { continue }
+            rows.append(
+                .nested(
+                    level: 1, name: name(index), reason: OutcomeText.cancellation(cause, name: name)
+                ))
+        }
+        if cut.count > limit {
+            rows.append(
+                .text(level: 1, text: "… and \(cut.count - limit) more cancelled", paint: .dim))
+        }
+        let waiting = interrupted.count - cut.count
+        if waiting > 0 {
+            rows.append(
+                .text(
+                    level: 1, text: "\(waiting) \(waiting == 1 ? "task" : "tasks") had not started",
+                    paint: .dim))
+        }
+    }
+
+    func text(_ style: TerminalStyle) -> String {
+        var longest = 8
+        for row in rows {
+            switch row {
+            case .top(_, _, let name, let reason) where !reason.isEmpty:
+                longest = max(longest, name.count)
+            case .nested(_, let name, _): longest = max(longest, name.count)
+            case .top, .text: break
+            }
+        }
+        let width = longest + 2
+        func pad(_ text: String, _ to: Int) -> String {
+            String(repeating: " ", count: max(to - text.count, 0))
+        }
+        func paint(_ text: String, _ paint: Paint) -> String {
+            switch paint {
+            case .plain: text
+            case .red: style.red(text)
+            case .yellow: style.yellow(text)
+            case .dim: style.dim(text)
+            }
+        }
+        var out = ""
+        for row in rows {
+            switch row {
+            case .top(let label, let color, let name, let reason):
+                out += paint(label, color) + pad(label, 9)
+                out += reason.isEmpty ? name : name + pad(name, width) + reason
+            case .nested(let level, let name, let reason):
+                out += String(repeating: "  ", count: level) + style.dim("cancelled") + "  "
+                out += name + pad(name, width) + reason
+            case .text(let level, let text, let color):
+                out += String(repeating: "  ", count: level) + paint(text, color)
+            }
+            out += "\n"
+        }
+        return out
+    }
+}
