@@ -8,7 +8,7 @@ public struct Project: Sendable {
     public let graph: TaskGraph
 
     /// The manifest's text, for rendering diagnostics with their source line.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: UTF8Text.content(bytes), as: UTF8.self) }
 
     /// Waits for the manifest cache being written, if any: call before the process exits.
     public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
@@ -50,7 +50,9 @@ public struct Project: Sendable {
         do {
             text = try source.text(of: bytes)
         } catch {
-            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+            // The line quoted with the bad byte shown as U+FFFD, and the caret under it.
+            let shown = String(decoding: UTF8Text.content(bytes), as: UTF8.self)
+            throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: shown])
         }
         let manifest: Manifest
         do {

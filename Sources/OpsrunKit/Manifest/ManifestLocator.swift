@@ -32,10 +32,14 @@ public struct ManifestSource: Sendable, Equatable {
         return bytes
     }
 
-    /// `bytes` (as `readBytes` gave them) as text; an error unless they are UTF-8.
+    /// `bytes` (as `readBytes` gave them) as text, without a leading byte order mark; an error
+    /// at the first byte that is not UTF-8 unless they all are.
     public func text(of bytes: [UInt8]) throws(DiagnosticList) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw DiagnosticList([Diagnostic(at: nil, file: displayName, "the manifest is not UTF-8 text")])
+        guard let text = UTF8Text.text(bytes) else {
+            let bad = UTF8Text.firstInvalidByte(in: bytes) ?? (1, 1, 0)
+            let location = SourceLocation(file: displayName, line: bad.line, column: bad.column)
+            let byte = "0x" + String(bad.byte, radix: 16, uppercase: true)
+            throw DiagnosticList([.error("the manifest is not UTF-8 text: byte \(byte) here is not UTF-8", at: location)])
         }
         return text
     }

@@ -107,7 +107,7 @@ private func failure(_ body: () throws(DiagnosticList) -> ManifestSource) -> [St
             _ = try source.readText()
             Issue.record("read text that is not UTF-8")
         } catch {
-            #expect(error.diagnostics.map(\.description) == ["Tasksfile.yaml: error: the manifest is not UTF-8 text"])
+            #expect(error.diagnostics.map(\.description) == ["Tasksfile.yaml:1:2: error: the manifest is not UTF-8 text: byte 0xFF here is not UTF-8"])
         }
     }
 
