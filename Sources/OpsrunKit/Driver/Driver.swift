@@ -5,15 +5,22 @@ public enum Driver {
         let out = FileDescriptorWriter.standardOutput
         let err = FileDescriptorWriter.standardError
         let cwd = FileText.currentDirectory()
-        let start = invocation.directory.map { FileText.absolute($0, relativeTo: cwd) } ?? cwd
-        if invocation.directory != nil && !FileText.isDirectory(start) {
-            err.write("error: -C \(invocation.directory!): no such directory\n")
-            return .usage
+        var start = cwd
+        if let directory = invocation.directory {
+            // Resolved by the kernel: `-C link/..` is the link target's parent, as for `cd -P` and make.
+            guard let real = FileText.realPath(directory.hasPrefix("/") ? directory : cwd + "/" + directory),
+                FileText.isDirectory(real)
+            else {
+                err.write("error: -C \(directory): no such directory\n")
+                return .usage
+            }
+            start = real
         }
 
         defer { Project.finishBackgroundWork() }
         do {
-            let source = try Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start)
+            let source = try Project.locate(
+                explicitFile: invocation.manifestFile, workingDirectory: start, shownAs: invocation.directory)
             // A run or a plan reads the state too: open it meanwhile, on another thread.
             let state = invocation.action == .run || invocation.action == .dryRun
                 ? StatePreload(manifestDirectory: source.directory) : nil

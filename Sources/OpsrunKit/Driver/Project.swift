@@ -21,9 +21,13 @@ public struct Project: Sendable {
     }
 
     /// Finds the manifest (`-f`, or `Tasksfile.yaml` here or in a parent directory).
-    public static func locate(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> ManifestSource {
+    /// `shownAs`: `-C` as written, which the manifest's display name starts with.
+    public static func locate(
+        explicitFile: String?, workingDirectory: String, shownAs: String? = nil
+    ) throws(ProjectError) -> ManifestSource {
         do {
-            return try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
+            return try ManifestLocator.locate(
+                explicitFile: explicitFile, workingDirectory: workingDirectory, shownAs: shownAs)
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }

@@ -78,6 +78,17 @@ private func failure(_ body: () throws(DiagnosticList) -> ManifestSource) -> [St
         #expect(absolute == ManifestSource(path: file, displayName: file, directory: dir.path + "/conf"))
     }
 
+    @Test func theDisplayNameStartsWithTheDirectoryAsWritten() throws {
+        let dir = try TemporaryDirectory()
+        try dir.create("sub/Tasksfile.yaml", "")
+        let found = try ManifestLocator.locate(explicitFile: nil, workingDirectory: dir.path + "/sub", shownAs: "sub//")
+        #expect(found.displayName == "sub/Tasksfile.yaml")
+        #expect(found.shownPath(".env") == "sub/.env")
+        #expect(ManifestLocator.shownPath("Tasksfile.yaml", under: ".") == "Tasksfile.yaml")
+        #expect(ManifestLocator.shownPath("Tasksfile.yaml", under: "/") == "/Tasksfile.yaml")
+        #expect(ManifestLocator.shownPath("/etc/x.yaml", under: "sub") == "/etc/x.yaml")
+    }
+
     @Test func explicitFileThatCannotBeReadIsAnError() throws {
         let dir = try TemporaryDirectory()
         try dir.create("conf")
