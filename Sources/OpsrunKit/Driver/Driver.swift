@@ -4,17 +4,9 @@ public enum Driver {
     public static func run(_ invocation: Invocation, environment: [String: String] = ProcessEnvironment.current) -> ExitCode {
         let out = FileDescriptorWriter.standardOutput
         let err = FileDescriptorWriter.standardError
-        let cwd = FileText.currentDirectory()
-        var start = cwd
-        if let directory = invocation.directory {
-            // Resolved by the kernel: `-C link/..` is the link target's parent, as for `cd -P` and make.
-            guard let real = FileText.realPath(directory.hasPrefix("/") ? directory : cwd + "/" + directory),
-                FileText.isDirectory(real)
-            else {
-                err.write("error: -C \(directory): no such directory\n")
-                return .usage
-            }
-            start = real
+        guard let start = startDirectory(invocation) else {
+            err.write("error: -C \(invocation.directory ?? ""): no such directory\n")
+            return .usage
         }
 
         defer { Project.finishBackgroundWork() }
@@ -58,6 +50,29 @@ public enum Driver {
             err.write(error.rendered + "\n")
             return .usage
         }
+    }
+
+    /// Where the run starts: `-C`'s directory, resolved by the kernel (`-C link/..` is the link
+    /// target's parent, as for `cd -P` and make), else the current one; `nil` when `-C` names no
+    /// directory.
+    static func startDirectory(_ invocation: Invocation) -> String? {
+        let cwd = FileText.currentDirectory()
+        guard let directory = invocation.directory else { return cwd }
+        guard let real = FileText.realPath(directory.hasPrefix("/") ? directory : cwd + "/" + directory),
+            FileText.isDirectory(real)
+        else { return nil }
+        return real
+    }
+
+    /// Whether the manifest `invocation` names loads and has a task `name`. For `opsrun help`,
+    /// which prints the help unless the manifest has a task of that name.
+    public static func manifestHasTask(_ name: String, for invocation: Invocation) -> Bool {
+        guard let start = startDirectory(invocation) else { return false }
+        defer { Project.finishBackgroundWork() }
+        guard let source = try? Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start),
+            let project = try? Project.load(from: source)
+        else { return false }
+        return project.graph.index[name] != nil
     }
 
     /// What `body` makes (a printer's output, the report files), or its diagnostic (a format that
