@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Inputs far larger than usual, through the real binary: what opsrun prints stays bounded, and it
+/// finishes. Deadlines are generous (a debug build on a busy machine); the code they guard against
+/// took minutes.
+@Suite struct LargeInputTests {
+    /// Runs opsrun and waits at most `seconds`; `nil` (after killing it) when it is still running.
+    func run(_ arguments: [String], in project: TemporaryProject, within seconds: Double) throws -> OpsrunBinary.Result? {
+        let running = try OpsrunBinary.start(arguments, in: project.url)
+        let deadline = Date().addingTimeInterval(seconds)
+        while running.process.isRunning && Date() < deadline { usleep(20_000) }
+        if running.process.isRunning {
+            kill(running.pid, SIGKILL)
+            _ = running.wait()
+            return nil
+        }
+        return running.wait()
+    }
+
+    @Test func aThousandReferencesToAMisspeltTaskAmongManyAreReportedQuickly() throws {
+        // 20,000 tasks; every 20th depends on 'complie'. The suggestion used to be searched again
+        // for each reference: 1,000 searches of 20,000 names.
+        var yaml = "tasks:\n  compile: echo c\n"
+        for i in 0..<20_000 {
+            yaml += i % 20 == 0 ? "  t\(i): { deps: [complie], run: echo }\n" : "  t\(i): echo\n"
+        }
+        let project = try TemporaryProject(yaml)
+        let result = try #require(try run(["-l"], in: project, within: 60), "still reporting after 60 s")
+        #expect(result.status == 2)
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.count == 1_000)
+        #expect(errors.allSatisfy { $0.hasSuffix("in deps of '\($0.split(separator: "'")[3])'; did you mean 'compile'?") })
+    }
+
+    @Test func manyDifferentMisspellingsAmongManyTasksAreReportedQuickly() throws {
+        // 100,000 tasks and 1,000 different misspelt names: searches beyond a bounded budget give
+        // no suggestion; the first ones still have theirs.
+        var yaml = "tasks:\n"
+        for i in 0..<100_000 {
+            yaml += i % 100 == 1 ? "  task\(i): { deps: [tsak\(i - 1)], run: echo }\n" : "  task\(i): echo\n"
+        }
+        let project = try TemporaryProject(yaml)
+        let result = try #require(try run(["-l"], in: project, within: 90), "still reporting after 90 s")
+        #expect(result.status == 2)
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.count == 1_000)
+        #expect(errors.first == "Tasksfile.yaml:3:19: error: unknown task 'tsak0' in deps of 'task1'; did you mean 'task0'?")
+        #expect(errors.last == "Tasksfile.yaml:99903:23: error: unknown task 'tsak99900' in deps of 'task99901'")
+    }
+}
