@@ -52,4 +52,22 @@ import Testing
         #expect(errors.first == "Tasksfile.yaml:3:19: error: unknown task 'tsak0' in deps of 'task1'; did you mean 'task0'?")
         #expect(errors.last == "Tasksfile.yaml:99903:23: error: unknown task 'tsak99900' in deps of 'task99901'")
     }
+
+    @Test func anErrorOnAHundredKilobyteLineQuotesAWindowAroundItsColumn() throws {
+        let line = "  line: { run: \"" + String(repeating: "x", count: 100_000) + "\", bogus: 1, run2: \"" + String(repeating: "z", count: 100) + "\" }"
+        let project = try TemporaryProject("tasks:\n" + line + "\n")
+        let result = try project.run("-l")
+        #expect(result.status == 2)
+        // 120 characters of the line, cut ends shown as "...", the caret still under 'bogus'.
+        let window = String(repeating: "x", count: 57) + "\", bogus: 1, run2: \"" + String(repeating: "z", count: 43)
+        #expect(result.stderr == """
+            Tasksfile.yaml:2:100020: error: unknown key 'bogus' in task 'line'
+            ...\(window)...
+            \(String(repeating: " ", count: 63))^
+            Tasksfile.yaml:2:100030: error: unknown key 'run2' in task 'line'; did you mean 'run'?
+            ...\(String(window.dropFirst(10)))\(String(repeating: "z", count: 10))...
+            \(String(repeating: " ", count: 63))^
+
+            """)
+    }
 }
