@@ -70,4 +70,32 @@ import Testing
 
             """)
     }
+
+    /// A manifest of one chain: t0 needs t1, which needs t2, ... down to t(n-1).
+    static func chain(_ n: Int) -> String {
+        var yaml = "tasks:\n"
+        for i in 0..<(n - 1) { yaml += "  t\(i): { deps: [t\(i + 1)], run: echo }\n" }
+        return yaml + "  t\(n - 1): echo\n"
+    }
+
+    @Test func theGraphOfATenThousandDeepChainStaysSmall() throws {
+        // It printed 190 MiB: four more columns of indent on every line.
+        let project = try TemporaryProject(Self.chain(10_000))
+        let result = try #require(try run(["--graph"], in: project, within: 120), "still drawing after 120 s")
+        #expect(result.status == 0)
+        #expect(result.stdout.utf8.count < 1_000_000)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 10_000)
+        #expect(lines[16] == Substring(String(repeating: " ", count: 60) + "└── t16"))
+        #expect(lines[17] == Substring(String(repeating: " ", count: 64) + "└── [17] t17"))
+        #expect(lines.last == Substring(String(repeating: " ", count: 64) + "└── [9999] t9999"))
+    }
+
+    @Test func theGraphOfAHundredThousandDeepChainIsDrawn() throws {
+        // It ran out of memory building one string of some 20 GB.
+        let project = try TemporaryProject(Self.chain(100_000))
+        let result = try #require(try run(["--graph"], in: project, within: 120), "still drawing after 120 s")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("\n" + String(repeating: " ", count: 64) + "└── [99999] t99999\n"))
+    }
 }

@@ -24,7 +24,8 @@ public enum Driver {
                 return .success
             case .graph:
                 let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
-                out.write(GraphPrinter.render(project.graph, roots: roots, format: invocation.format))
+                // Written as it is made: the graph of a large manifest is never held whole.
+                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: out.write)
                 return .success
             case .dryRun:
                 let session = try RunSession(
