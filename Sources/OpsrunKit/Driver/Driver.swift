@@ -43,9 +43,12 @@ public enum Driver {
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in
-                    try ReportFiles(invocation.reportFiles, relativeTo: start)
+                    try ReportFiles(invocation.reportFiles, relativeTo: start, standardOutput: out)
                 }
-                return session.run(standardOutput: out, standardError: err, environment: environment, reports: reports)
+                // A report on standard output comes alone there: what the run prints goes to
+                // standard error instead, so `--report - | jq` reads JSON only.
+                let shown = reports?.writesToStandardOutput == true ? err : out
+                return session.run(standardOutput: shown, standardError: err, environment: environment, reports: reports)
             }
         } catch {
             err.write(error.rendered + "\n")
