@@ -21,15 +21,39 @@ public struct DiagnosticRenderer: Sendable {
         if let location = diagnostic.location, let lines = sources[location.file],
             location.line >= 1, location.line <= lines.count
         {
-            var line = String(lines[location.line - 1])
+            var line = lines[location.line - 1]
             if line.hasSuffix("\r") { line.removeLast() }
-            out += "\n" + line + "\n"
-            // Keep tabs so the caret lines up under the same characters.
-            let lead = line.prefix(max(0, location.column - 1)).map { $0 == "\t" ? "\t" : " " as Character }
-            out += String(lead) + "^"
+            out += "\n" + Self.quote(line, column: location.column)
         }
         for note in diagnostic.notes { out += "\n" + note }
         return out
+    }
+
+    /// The most characters of a line quoted: a minified or generated line can be megabytes.
+    static let quoteWidth = 120
+
+    /// `line` (or the `quoteWidth` characters of it around `column`, cut ends shown as `...`),
+    /// then a caret under `column`. Columns count Unicode scalars, as libyaml does.
+    static func quote(_ line: Substring, column: Int) -> String {
+        let scalars = line.unicodeScalars
+        let count = scalars.count
+        let caret = min(max(0, column - 1), count)
+        var start = 0
+        var end = count
+        if count > quoteWidth {
+            end = min(count, max(0, caret - quoteWidth / 2) + quoteWidth)
+            start = end - quoteWidth
+        }
+        let from = scalars.index(scalars.startIndex, offsetBy: start)
+        let to = scalars.index(from, offsetBy: end - start)
+        let at = scalars.index(from, offsetBy: caret - start)
+        var out = start > 0 ? "..." : ""
+        out.unicodeScalars += scalars[from..<to]
+        out += end < count ? "...\n" : "\n"
+        if start > 0 { out += "   " }
+        // Keep tabs so the caret lines up under the same characters.
+        for scalar in scalars[from..<at] { out += scalar == "\t" ? "\t" : " " }
+        return out + "^"
     }
 
     public func render(_ diagnostics: [Diagnostic]) -> String {

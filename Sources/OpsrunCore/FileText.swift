@@ -83,6 +83,14 @@ public enum FileText {
         return String(cString: path)
     }
 
+    /// The absolute path of an existing `path` with every symbolic link, `.` and `..` resolved as
+    /// the kernel resolves them (`realpath(3)`); `nil` with `errno` set when it cannot be.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `path` made absolute against `base`, with `.` and `..` components resolved textually.
     public static func absolute(_ path: String, relativeTo base: String) -> String {
         let joined = path.hasPrefix("/") ? path : base + "/" + path

@@ -3,8 +3,7 @@ public enum Suggestion {
     /// The candidate closest to `word`, or `nil` when none is plausibly a misspelling of it.
     public static func nearest(to word: String, in candidates: some Sequence<String>) -> String? {
         let w = Array(word.lowercased().utf8)
-        // Allow about one edit per three characters, at least one, as compilers do.
-        let limit = max(1, w.count / 3)
+        let limit = limit(for: w)
         var best: (name: String, distance: Int)?
         for candidate in candidates where candidate != word {
             let d = distance(w, Array(candidate.lowercased().utf8), limit: limit)
@@ -12,6 +11,10 @@ public enum Suggestion {
         }
         return best?.name
     }
+
+    /// The most edits a misspelling of `word` (lowercased) may be away: about one per three
+    /// characters, at least one, as compilers allow.
+    static func limit(for word: [UInt8]) -> Int { max(1, word.count / 3) }
 
     /// `; did you mean 'x'?` or the empty string.
     public static func phrase(for word: String, in candidates: some Sequence<String>) -> String {

@@ -8,16 +8,15 @@ public enum Driver {
     public static func run(_ invocation: Invocation, environment: [String: String] = ProcessEnvironment.current) -> ExitCode {
         let out = FileDescriptorWriter.standardOutput
         let err = FileDescriptorWriter.standardError
-        let cwd = FileText.currentDirectory()
-        let start = invocation.directory.map { FileText.absolute($0, relativeTo: cwd) } ?? cwd
-        if invocation.directory != nil && !FileText.isDirectory(start) {
-            err.write("error: -C \(invocation.directory!): no such directory\n")
+        guard let start = startDirectory(invocation) else {
+            err.write("error: -C \(invocation.directory ?? ""): no such directory\n")
             return .usage
         }
 
         defer { Project.finishBackgroundWork() }
         do {
-            let source = try Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start)
+            let source = try Project.locate(
+                explicitFile: invocation.manifestFile, workingDirectory: start, shownAs: invocation.directory)
             // A run or a plan reads the state too: open it meanwhile, on another thread.
             let state = invocation.action == .run || invocation.action == .dryRun
                 ? StatePreload(manifestDirectory: source.directory) : nil
@@ -29,7 +28,8 @@ public enum Driver {
                 return .success
             case .graph:
                 let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
-                out.write(GraphPrinter.render(project.graph, roots: roots, format: invocation.format))
+                // Written as it is made: the graph of a large manifest is never held whole.
+                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: out.write)
                 return .success
             case .dryRun:
                 let session = try RunSession(
@@ -47,14 +47,40 @@ public enum Driver {
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in
-                    try ReportFiles(invocation.reportFiles, relativeTo: start)
+                    try ReportFiles(invocation.reportFiles, relativeTo: start, standardOutput: out)
                 }
-                return session.run(standardOutput: out, standardError: err, environment: environment, reports: reports)
+                // A report on standard output comes alone there: what the run prints goes to
+                // standard error instead, so `--report - | jq` reads JSON only.
+                let shown = reports?.writesToStandardOutput == true ? err : out
+                return session.run(standardOutput: shown, standardError: err, environment: environment, reports: reports)
             }
         } catch {
             err.write(error.rendered + "\n")
             return .usage
         }
+    }
+
+    /// Where the run starts: `-C`'s directory, resolved by the kernel (`-C link/..` is the link
+    /// target's parent, as for `cd -P` and make), else the current one; `nil` when `-C` names no
+    /// directory.
+    static func startDirectory(_ invocation: Invocation) -> String? {
+        let cwd = FileText.currentDirectory()
+        guard let directory = invocation.directory else { return cwd }
+        guard let real = FileText.realPath(directory.hasPrefix("/") ? directory : cwd + "/" + directory),
+            FileText.isDirectory(real)
+        else { return nil }
+        return real
+    }
+
+    /// Whether the manifest `invocation` names loads and has a task `name`. For `opsrun help`,
+    /// which prints the help unless the manifest has a task of that name.
+    public static func manifestHasTask(_ name: String, for invocation: Invocation) -> Bool {
+        guard let start = startDirectory(invocation) else { return false }
+        defer { Project.finishBackgroundWork() }
+        guard let source = try? Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start),
+            let project = try? Project.load(from: source)
+        else { return false }
+        return project.graph.index[name] != nil
     }
 
     /// What `body` makes (a printer's output, the report files), or its diagnostic (a format that

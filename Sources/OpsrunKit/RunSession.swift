@@ -84,12 +84,15 @@ public struct RunSession {
     static func dotenv(of project: Project) throws(ProjectError) -> [(name: String, value: String)] {
         var values: [(name: String, value: String)] = []
         for file in project.manifest.dotenvFiles {
-            let path = FileText.absolute(file.value, relativeTo: project.manifest.directory)
+            // Joined, not normalized: the kernel resolves `link/..` as `cat` would.
+            let path = file.value.hasPrefix("/") ? file.value : project.manifest.directory + "/" + file.value
             guard FileText.isFile(path), let text = FileText.read(path) else { continue }
+            // Named as seen from where opsrun started, as the manifest is (`-C sub`: `sub/.env`).
+            let shown = project.source.shownPath(file.value)
             do {
-                values += try DotenvFile.parse(text, file: file.value)
+                values += try DotenvFile.parse(text, file: shown)
             } catch {
-                throw ProjectError(diagnostics: error.diagnostics, sources: [file.value: text])
+                throw ProjectError(diagnostics: error.diagnostics, sources: [shown: text])
             }
         }
         return values

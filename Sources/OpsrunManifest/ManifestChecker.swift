@@ -5,6 +5,15 @@ import OpsrunCore
 /// could be read), so checking goes on and one mistake yields one message.
 struct ManifestChecker {
     var diagnostics: [Diagnostic] = []
+    /// Suggestions among the task names, made at the first unknown reference.
+    private var taskNameSuggestions: NameSuggestions?
+
+    /// `; did you mean 'x'?` for an unknown task `name`, among `taskNames` (the same list at every
+    /// call), or the empty string.
+    mutating func taskSuggestion(for name: String, among taskNames: [String]) -> String {
+        if taskNameSuggestions == nil { taskNameSuggestions = NameSuggestions(taskNames) }
+        return taskNameSuggestions!.phrase(for: name)
+    }
 
     mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(.error(message, at: location))

@@ -136,7 +136,7 @@ public enum ManifestLoader {
             // The reader's set: building another one would hash every task name again.
             for name in names where !taskNames.set.contains(name.value) {
                 checker.error(
-                    "unknown task '\(name.value)' in 'default'\(Suggestion.phrase(for: name.value, in: taskNames.order))",
+                    "unknown task '\(name.value)' in 'default'\(checker.taskSuggestion(for: name.value, among: taskNames.order))",
                     at: name.location)
             }
         }

@@ -9,7 +9,8 @@ import OpsrunCore
 public struct ManifestSource: Sendable, Equatable {
     /// Absolute.
     public var path: String
-    /// As shown in messages: "Tasksfile.yaml", "../Tasksfile.yaml", or the `-f` path as given.
+    /// As shown in messages, seen from where opsrun started: "Tasksfile.yaml", "../Tasksfile.yaml",
+    /// the `-f` path as given, each after `-C`'s directory as given ("sub/Tasksfile.yaml").
     public var displayName: String
     /// The absolute directory of the file: the base of its relative paths.
     public var directory: String
@@ -18,6 +19,13 @@ public struct ManifestSource: Sendable, Equatable {
         self.path = path
         self.displayName = displayName
         self.directory = directory
+    }
+
+    /// `path`, relative to the manifest's directory, as seen from where opsrun started.
+    public func shownPath(_ path: String) -> String {
+        guard let slash = displayName.lastIndex(of: "/") else { return path }
+        let directory = displayName[..<slash]
+        return ManifestLocator.shownPath(path, under: directory.isEmpty ? "/" : String(directory))
     }
 
     /// The file's text; a diagnostic without location when it cannot be read or is not UTF-8.
@@ -33,10 +41,14 @@ public struct ManifestSource: Sendable, Equatable {
         return bytes
     }
 
-    /// `bytes` (as `readBytes` gave them) as text; an error unless they are UTF-8.
+    /// `bytes` (as `readBytes` gave them) as text, without a leading byte order mark; an error
+    /// at the first byte that is not UTF-8 unless they all are.
     public func text(of bytes: [UInt8]) throws(DiagnosticList) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw DiagnosticList([Diagnostic(at: nil, file: displayName, "the manifest is not UTF-8 text")])
+        guard let text = UTF8Text.text(bytes) else {
+            let bad = UTF8Text.firstInvalidByte(in: bytes) ?? (1, 1, 0)
+            let location = SourceLocation(file: displayName, line: bad.line, column: bad.column)
+            let byte = "0x" + String(bad.byte, radix: 16, uppercase: true)
+            throw DiagnosticList([.error("the manifest is not UTF-8 text: byte \(byte) here is not UTF-8", at: location)])
         }
         return text
     }
@@ -46,13 +58,31 @@ public struct ManifestSource: Sendable, Equatable {
 public enum ManifestLocator {
     public static let fileNames = ["Tasksfile.yaml", "Tasksfile.yml"]
 
-    /// `-f PATH` if given (relative to `workingDirectory`), else Tasksfile.yaml then Tasksfile.yml in workingDirectory and then each ancestor. Throws a Diagnostic (no location) when none is found or the file cannot be read.
-    public static func locate(explicitFile: String?, workingDirectory: String) throws(DiagnosticList) -> ManifestSource {
+    /// `-f PATH` if given (relative to `workingDirectory`), else Tasksfile.yaml then Tasksfile.yml
+    /// in workingDirectory and then each ancestor. Throws a Diagnostic (no location) when none is
+    /// found or the file cannot be read.
+    ///
+    /// `workingDirectory` is where to start, without symbolic links (`-C` resolved); `shownAs` is
+    /// how the user wrote it, relative to where opsrun started (`nil` when it is that directory):
+    /// the manifest's display name starts with it, so `-C sub` shows `sub/Tasksfile.yaml`.
+    public static func locate(
+        explicitFile: String?, workingDirectory: String, shownAs shownDirectory: String? = nil
+    ) throws(DiagnosticList) -> ManifestSource {
         let cwd = normalize(workingDirectory)
         if let explicitFile {
-            let path = normalize(explicitFile.hasPrefix("/") ? explicitFile : cwd + "/" + explicitFile)
-            try checkReadable(path, displayName: explicitFile)
-            return ManifestSource(path: path, displayName: explicitFile, directory: parent(of: path) ?? "/")
+            let displayName = shownPath(explicitFile, under: shownDirectory)
+            // The kernel resolves `link/..` to the link target's parent, as `cat` and make do;
+            // only the last component is kept as written, so a manifest that is a symbolic link
+            // still has the link's directory as its own.
+            let joined = explicitFile.hasPrefix("/") ? explicitFile : cwd + "/" + explicitFile
+            try checkReadable(joined, displayName: displayName)
+            let slash = joined.lastIndex(of: "/")!
+            let name = joined[joined.index(after: slash)...]
+            guard let directory = FileText.realPath(slash == joined.startIndex ? "/" : String(joined[..<slash])) else {
+                throw cannotRead(displayName, errno: errno)
+            }
+            let path = directory == "/" ? "/" + name : directory + "/" + name
+            return ManifestSource(path: path, displayName: displayName, directory: directory)
         }
         var directory = cwd
         var levelsUp = 0
@@ -61,7 +91,7 @@ public enum ManifestLocator {
                 let path = directory == "/" ? "/" + name : directory + "/" + name
                 // The nearest file wins even when it cannot be read: skipping it would run another project.
                 guard exists(path) else { continue }
-                let displayName = String(repeating: "../", count: levelsUp) + name
+                let displayName = shownPath(String(repeating: "../", count: levelsUp) + name, under: shownDirectory)
                 try checkReadable(path, displayName: displayName)
                 return ManifestSource(path: path, displayName: displayName, directory: directory)
             }
@@ -72,6 +102,15 @@ public enum ManifestLocator {
         throw DiagnosticList([
             Diagnostic(at: nil, "no Tasksfile.yaml or Tasksfile.yml in \(cwd) or any directory above it; name one with -f"),
         ])
+    }
+
+    /// `path` (relative to a directory written `directory`) as seen from where opsrun started:
+    /// `sub` + `Tasksfile.yaml` is `sub/Tasksfile.yaml`; an absolute `path` stays as it is.
+    public static func shownPath(_ path: String, under directory: String?) -> String {
+        guard let directory, directory != ".", !path.hasPrefix("/") else { return path }
+        var base = Substring(directory)
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        return base == "/" ? "/" + path : base + "/" + path
     }
 
     /// An absolute path without `.`, `..`, empty components or a trailing `/` (lexically, as a shell's `cd` does).

@@ -109,7 +109,7 @@ struct TaskSpecReader {
                 if useDictionary { seen[dep.value] = dep.location }
                 if !taskNames.contains(dep.value) {
                     checker.error(
-                        "unknown task '\(dep.value)' in deps of '\(name)'\(Suggestion.phrase(for: dep.value, in: taskOrder))",
+                        "unknown task '\(dep.value)' in deps of '\(name)'\(checker.taskSuggestion(for: dep.value, among: taskOrder))",
                         at: dep.location)
                 }
                 kept?.append(dep)

@@ -111,6 +111,8 @@ private struct Reader {
         defer { yaml_parser_delete(&parser) }
 
         var bytes = Array(text.utf8)
+        // A byte order mark is no content; libyaml, told the encoding, would take it for one.
+        if UTF8Text.startsWithByteOrderMark(bytes) { bytes.removeFirst(3) }
         let count = bytes.count
         var stack: [Frame] = []
         var root: Sized?

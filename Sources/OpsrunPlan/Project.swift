@@ -11,7 +11,7 @@ public struct Project: Sendable {
     public let graph: TaskGraph
 
     /// The manifest's text, for rendering diagnostics with their source line.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: UTF8Text.content(bytes), as: UTF8.self) }
 
     /// Waits for the manifest cache being written, if any: call before the process exits.
     public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
@@ -24,9 +24,13 @@ public struct Project: Sendable {
     }
 
     /// Finds the manifest (`-f`, or `Tasksfile.yaml` here or in a parent directory).
-    public static func locate(explicitFile: String?, workingDirectory: String) throws(ProjectError) -> ManifestSource {
+    /// `shownAs`: `-C` as written, which the manifest's display name starts with.
+    public static func locate(
+        explicitFile: String?, workingDirectory: String, shownAs: String? = nil
+    ) throws(ProjectError) -> ManifestSource {
         do {
-            return try ManifestLocator.locate(explicitFile: explicitFile, workingDirectory: workingDirectory)
+            return try ManifestLocator.locate(
+                explicitFile: explicitFile, workingDirectory: workingDirectory, shownAs: shownAs)
         } catch {
             throw ProjectError(diagnostics: error.diagnostics, sources: [:])
         }
@@ -53,7 +57,9 @@ public struct Project: Sendable {
         do {
             text = try source.text(of: bytes)
         } catch {
-            throw ProjectError(diagnostics: error.diagnostics, sources: [:])
+            // The line quoted with the bad byte shown as U+FFFD, and the caret under it.
+            let shown = String(decoding: UTF8Text.content(bytes), as: UTF8.self)
+            throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: shown])
         }
         let manifest: Manifest
         do {

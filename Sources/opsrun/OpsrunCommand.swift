@@ -55,7 +55,7 @@ struct OpsrunCommand: ParsableCommand {
     var graph = false
 
     @Option(help: ArgumentHelp("Format of --list, --dry-run and --graph: text, json, dot, mermaid.", valueName: "format"))
-    var format: OutputFormat = .text
+    var format: OutputFormat?
 
     @Option(help: ArgumentHelp("Task output while running: prefixed, grouped, interleaved.", valueName: "mode"))
     var output: OutputMode = .prefixed
@@ -90,6 +90,13 @@ struct OpsrunCommand: ParsableCommand {
         if [list, graph, dryRun].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --list, --graph and --dry-run")
         }
+        if let format, !(list || graph || dryRun) {
+            // Otherwise `--format json` alone would run the default task, printing no JSON.
+            throw ValidationError("--format \(format.rawValue) applies to --list, --graph and --dry-run; a run has no format")
+        }
+        if let bad = arguments.first(where: { VariableArgument.split($0).map { !VariableArgument.isValidName($0.name) } ?? false }) {
+            throw ValidationError(VariableArgument.invalidNameMessage(bad))
+        }
         let reportOptions = [("--report", report), ("--junit", junit), ("--trace", trace)].filter { $0.1 != nil }
         if let (name, _) = reportOptions.first, list || graph || dryRun {
             throw ValidationError("\(name) records a run; it cannot be used with --list, --graph or --dry-run")
@@ -102,8 +109,8 @@ struct OpsrunCommand: ParsableCommand {
     func invocation() -> Invocation {
         var invocation = Invocation()
         for argument in arguments {
-            if let eq = argument.firstIndex(of: "=") {
-                invocation.variables.append((String(argument[..<eq]), String(argument[argument.index(after: eq)...])))
+            if let variable = VariableArgument.split(argument) {
+                invocation.variables.append(variable)
             } else {
                 invocation.targets.append(argument)
             }
@@ -114,7 +121,7 @@ struct OpsrunCommand: ParsableCommand {
         invocation.keepGoing = keepGoing
         invocation.force = force
         invocation.action = list ? .list : graph ? .graph : dryRun ? .dryRun : .run
-        invocation.format = format
+        invocation.format = format ?? .text
         invocation.outputMode = output
         invocation.explain = explain
         invocation.graceMilliseconds = GraceDuration.milliseconds(grace) ?? 5000
@@ -127,8 +134,18 @@ struct OpsrunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let code = Driver.run(invocation())
-        throw ArgumentParser.ExitCode(code.rawValue)
+        throw ArgumentParser.ExitCode(Self.run(invocation()))
+    }
+
+    /// Runs `invocation`. `opsrun help` prints the help when the manifest has no task `help`
+    /// (or none can be read): users of go-task, just and git type it, and a task of that name
+    /// still wins. Checked only for that exact command line, so other runs pay nothing.
+    static func run(_ invocation: Invocation) -> Int32 {
+        if invocation.action == .run, invocation.targets == ["help"], !Driver.manifestHasTask("help", for: invocation) {
+            FileDescriptorWriter.standardOutput.write(helpMessage() + "\n")
+            return OpsrunEngine.ExitCode.success.rawValue
+        }
+        return Driver.run(invocation).rawValue
     }
 
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
@@ -138,7 +155,7 @@ struct OpsrunCommand: ParsableCommand {
         OrphanAdoption.enable()
         KeptUntilExit.enable()
         if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
-            Glibc.exit(Driver.run(invocation).rawValue)
+            Glibc.exit(run(invocation))
         }
         do {
             var command = try parseAsRoot()
@@ -150,8 +167,11 @@ struct OpsrunCommand: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success { Self.exit(withError: error) }
+            // ArgumentParser writes "Error:"; every other error of opsrun says "error:", as
+            // compilers and make do, and tools match on it.
             var message = fullMessage(for: error)
-            if !message.hasPrefix("Error:") && !message.hasPrefix("error:") { message = "error: " + message }
+            if message.hasPrefix("Error:") { message = "error:" + message.dropFirst("Error:".count) }
+            if !message.hasPrefix("error:") { message = "error: " + message }
             FileDescriptorWriter.standardError.write(message + "\n")
             Glibc.exit(OpsrunEngine.ExitCode.usage.rawValue)
         }

@@ -18,6 +18,7 @@ enum QuickArguments {
         var verbose = false
         var expectsJobs = false
         var expectsFormat = false
+        var formatGiven = false
         var actions: [Invocation.Action] = []
         for argument in arguments {
             if expectsJobs {
@@ -30,6 +31,7 @@ enum QuickArguments {
                 // As ArgumentParser reads a RawRepresentable option.
                 guard let format = OutputFormat(rawValue: argument) else { return nil }
                 invocation.format = format
+                formatGiven = true
                 expectsFormat = false
                 continue
             }
@@ -49,16 +51,19 @@ enum QuickArguments {
                     jobs = count
                 } else if argument.isEmpty || argument.hasPrefix("-") {
                     return nil
-                } else if let equals = argument.firstIndex(of: "=") {
-                    invocation.variables.append(
-                        (String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+                } else if let variable = VariableArgument.split(argument) {
+                    // A name no shell can read is a usage error: ArgumentParser's validation says so.
+                    guard VariableArgument.isValidName(variable.name) else { return nil }
+                    invocation.variables.append(variable)
                 } else {
                     invocation.targets.append(argument)
                 }
             }
         }
         // A missing value, or a conflict ArgumentParser's validation words: its to report.
-        guard !expectsJobs, !expectsFormat, !(quiet && verbose), Set(actions).count <= 1 else { return nil }
+        guard !expectsJobs, !expectsFormat, !(quiet && verbose), Set(actions).count <= 1,
+            !formatGiven || !actions.isEmpty
+        else { return nil }
         invocation.action = actions.first ?? .run
         invocation.jobs = jobs ?? Invocation.processorCount
         invocation.verbosity = quiet ? .quiet : verbose ? .verbose : .normal

@@ -7,7 +7,7 @@ import Testing
 /// ArgumentParser reads them; everything else it must leave to ArgumentParser.
 @Suite struct QuickArgumentsTests {
     static let tokens = [
-        "build", "test", "A=1", "B=", "=x", "x=y=z", "-k", "--keep-going", "-B", "--force", "-q",
+        "build", "test", "A=1", "B=", "=x", "x=y=z", "1X=y", "A-B=z", "_a=", "help", "-k", "--keep-going", "-B", "--force", "-q",
         "--quiet", "-v", "--verbose", "-j", "2", "-j3", "-j0", "-jx", "-j+2", "-j-1", "--jobs", "-kj2",
         "--jobs=2", "-", "--", "", "-n", "--dry-run", "-l", "--list", "--graph", "-h", "--report",
         "r.json", "-C", "/tmp", "--format", "json", "dot", "text", "yaml", "JSON",
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func badValuesAndEverythingElseGoToArgumentParser() {
-        for arguments in [["-j"], ["-j", "0"], ["-jx"], ["-q", "-v"], ["-n", "-l"], ["--", "x"], ["-h"], ["--jobs=2"], ["-kj2"], [""], ["--format", "yaml"], ["--format"], ["--output", "grouped"]] {
+        for arguments in [["-j"], ["-j", "0"], ["-jx"], ["-q", "-v"], ["-n", "-l"], ["--", "x"], ["-h"], ["--jobs=2"], ["-kj2"], [""], ["--format", "yaml"], ["--format"], ["--output", "grouped"], ["--format", "json"], ["build", "1X=y"]] {
             #expect(QuickArguments.invocation(arguments) == nil, "\(arguments)")
         }
     }

@@ -75,7 +75,8 @@ import Testing
         #expect(result.status == 0)
         let report = try json(project.path("sub/run.json"))
         #expect(try tasks(report)["hello"]?["state"] as? String == "succeeded")
-        #expect(report["manifest"] as? String == "Tasksfile.yaml")
+        // The manifest as messages name it: from where opsrun started, through -C (SPEC §3).
+        #expect(report["manifest"] as? String == project.path("Tasksfile.yaml"))
     }
 
     @Test func anInterruptedRunStillWritesItsReport() throws {

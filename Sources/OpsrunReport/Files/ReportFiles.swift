@@ -3,7 +3,11 @@ import Glibc
 #endif
 import OpsrunCore
 
-/// The files `--report`, `--junit` and `--trace` asked for (SPEC §8).
+/// The files `--report`, `--junit` and `--trace` asked for (SPEC §8, §14).
+///
+/// `-` is standard output, written after everything else the run prints (which then goes to
+/// standard error, so that `--report - | jq` reads the report alone); only one report may go there.
+/// Any other path is a regular file, reached through symbolic links (see `ReportPath`).
 ///
 /// Each is created before the first task starts, so a path that cannot be written is a usage
 /// error while nothing has run yet. It is created unnamed (`O_TMPFILE`) in the folder it goes to:
@@ -20,35 +24,54 @@ public final class ReportFiles {
 
     private struct Pending {
         var kind: Kind
+        /// The file (its folder resolved), or "-" for standard output.
         var path: String
+        /// -1 for standard output.
         var descriptor: Int32
         /// Set when the file could not be created unnamed.
         var namedTemporary: String?
 
         var temporaryName: String { namedTemporary ?? "\(path).\(getpid()).tmp" }
+        var toStandardOutput: Bool { descriptor < 0 }
     }
 
     private var pending: [Pending] = []
+    private let standardOutput: FileDescriptorWriter
 
     /// Whether `--junit` is among them: only it needs the tails of task output.
     public var wantsOutputTails: Bool { pending.contains { $0.kind == .junit } }
 
+    /// Whether one of them is `-`: the run's own output then goes to standard error.
+    public var writesToStandardOutput: Bool { pending.contains { $0.toStandardOutput } }
+
     /// Creates the file of each path given, relative to `directory`; throws for the first that
     /// cannot be created, or that another one names too, after removing those already created.
-    public init(_ paths: [(Kind, String)], relativeTo directory: String) throws(Diagnostic) {
+    public init(
+        _ paths: [(Kind, String)], relativeTo directory: String,
+        standardOutput: FileDescriptorWriter = .standardOutput
+    ) throws(Diagnostic) {
+        self.standardOutput = standardOutput
         for (kind, given) in paths {
-            let path = FileText.absolute(given, relativeTo: directory)
             var problem: String?
-            if let other = pending.first(where: { $0.path == path }) {
-                problem = "\(other.kind.rawValue) and \(kind.rawValue) name the same file, \(given)"
-            } else if given.hasSuffix("/") || FileText.isDirectory(path) {
-                problem = "\(kind.rawValue) \(given): cannot write it: it is a directory"
-            } else {
-                switch Self.create(path) {
-                case .success(let file):
-                    pending.append(Pending(kind: kind, path: path, descriptor: file.descriptor, namedTemporary: file.named))
-                case .failure(let error):
-                    problem = "\(kind.rawValue) \(given): cannot write it: \(error.description)"
+            switch ReportPath.resolve(given, relativeTo: directory) {
+            case .failure(let reason):
+                problem = "\(kind.rawValue) \(given): cannot write it: \(reason.description)"
+            case .success(.standardOutput):
+                if let other = pending.first(where: \.toStandardOutput) {
+                    problem = "\(other.kind.rawValue) and \(kind.rawValue) both name standard output (-); only one report can go there"
+                } else {
+                    pending.append(Pending(kind: kind, path: "-", descriptor: -1))
+                }
+            case .success(.file(let path)):
+                if let other = pending.first(where: { $0.path == path }) {
+                    problem = "\(other.kind.rawValue) and \(kind.rawValue) name the same file, \(given)"
+                } else {
+                    switch Self.create(path) {
+                    case .success(let file):
+                        pending.append(Pending(kind: kind, path: path, descriptor: file.descriptor, namedTemporary: file.named))
+                    case .failure(let error):
+                        problem = "\(kind.rawValue) \(given): cannot write it: \(error.description)"
+                    }
                 }
             }
             if let problem {
@@ -99,6 +122,12 @@ public final class ReportFiles {
             case .junit: text = JUnitXML.render(run)
             case .trace: text = ChromeTrace.render(run)
             }
+            if file.toStandardOutput {
+                if !FileText.writeAll(standardOutput.fileDescriptor, Array(text.utf8)) {
+                    problems.append("cannot write \(file.kind.rawValue) to standard output: \(SystemError(number: errno).description)")
+                }
+                continue
+            }
             var done = FileText.writeAll(file.descriptor, Array(text.utf8))
             if done && file.namedTemporary == nil { done = Self.name(file.descriptor, file.temporaryName) }
             let failure = SystemError(number: errno)
@@ -124,7 +153,7 @@ public final class ReportFiles {
 
     /// Closes and removes every file not yet written (a run that never happened).
     public func abandon() {
-        for file in pending {
+        for file in pending where !file.toStandardOutput {
             close(file.descriptor)
             if let named = file.namedTemporary { unlink(named) }
         }

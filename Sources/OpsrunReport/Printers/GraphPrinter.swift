@@ -8,7 +8,9 @@ public enum GraphPrinter {
     /// The graph in `format`; every format applies. Output ends with a newline unless empty.
     ///
     /// - `text`: a tree per root, as `tree` draws it. A task reached again is shown once with its
-    ///   prerequisites; later mentions read `name (see above)`.
+    ///   prerequisites; later mentions read `name (see above)`. Past `indentedDepth` levels the
+    ///   indent stops growing and each line carries its depth (`└── [17] name`), so a chain of
+    ///   10,000 tasks prints 10,000 short lines, not 190 MiB of spaces.
     /// - `json`, fields in this order; tasks in manifest order, edges by task then `deps` order:
     ///   ```
     ///   {"tasks": [{"name": "build", "deps": ["compile"], "queue": "net" | null,
@@ -18,15 +20,28 @@ public enum GraphPrinter {
     /// - `dot`: `digraph opsrun { ... }` with quoted names, `"build" -> "compile";`.
     /// - `mermaid`: `graph TD` with ids `n0`, `n1`, … and quoted labels, so any name renders.
     public static func render(_ graph: TaskGraph, roots: [Int] = [], format: OutputFormat) -> String {
-        let (roots, shown) = selection(graph, roots: roots)
-        let ids = shown.indices.filter { shown[$0] }
-        switch format {
-        case .text: return tree(graph, roots: roots)
-        case .json: return json(graph, ids: ids)
-        case .dot: return dot(graph, ids: ids)
-        case .mermaid: return mermaid(graph, ids: ids)
-        }
+        var text = ""
+        write(graph, roots: roots, format: format) { text += $0 }
+        return text
     }
+
+    /// `render`'s text, handed to `output` in chunks as it is made.
+    public static func write(
+        _ graph: TaskGraph, roots: [Int] = [], format: OutputFormat, to output: @escaping (String) -> Void
+    ) {
+        let (roots, shown) = selection(graph, roots: roots)
+        var out = ChunkedOutput(output)
+        switch format {
+        case .text: tree(graph, roots: roots, to: &out)
+        case .json: out.append(json(graph, ids: shown.indices.filter { shown[$0] }))
+        case .dot: dot(graph, ids: shown.indices.filter { shown[$0] }, to: &out)
+        case .mermaid: mermaid(graph, ids: shown.indices.filter { shown[$0] }, to: &out)
+        }
+        out.flush()
+    }
+
+    /// Levels of the text tree drawn with a growing indent (4 columns each).
+    static let indentedDepth = 16
 
     /// The roots to draw from and the mask of tasks shown.
     static func selection(_ graph: TaskGraph, roots: [Int]) -> (roots: [Int], shown: [Bool]) {
@@ -50,30 +65,32 @@ public enum GraphPrinter {
     /// │   └── fetch
     /// └── docs
     /// ```
-    static func tree(_ graph: TaskGraph, roots: [Int]) -> String {
+    static func tree(_ graph: TaskGraph, roots: [Int], to out: inout ChunkedOutput) {
         var printed = [Bool](repeating: false, count: graph.count)
-        var out = ""
-        // Iterative pre-order: each entry is a task, the text before its name, and the text
-        // before its prerequisites' lines.
-        var stack: [(task: Int, lead: String, childLead: String)] = []
+        // Iterative pre-order: each entry is a task, its depth, the text before its name, and the
+        // text before its prerequisites' lines (which stops growing at `indentedDepth`).
+        var stack: [(task: Int, depth: Int, lead: String, childLead: String)] = []
         for root in roots {
-            stack.append((root, "", ""))
-            while let (task, lead, childLead) = stack.popLast() {
-                out += lead + graph.names[task]
+            stack.append((root, 0, "", ""))
+            while let (task, depth, lead, childLead) = stack.popLast() {
+                out.append(lead)
+                if depth > indentedDepth { out.append("[\(depth)] ") }
+                out.append(graph.names[task])
                 if printed[task] {
-                    out += " (see above)\n"
+                    out.append(" (see above)\n")
                     continue
                 }
-                out += "\n"
+                out.append("\n")
                 printed[task] = true
                 let prerequisites = graph.prerequisites[task]
+                let grows = depth < indentedDepth
                 for (i, p) in prerequisites.enumerated().reversed() {
                     let last = i == prerequisites.count - 1
-                    stack.append((p, childLead + (last ? "└── " : "├── "), childLead + (last ? "    " : "│   ")))
+                    let below = grows ? childLead + (last ? "    " : "│   ") : childLead
+                    stack.append((p, depth + 1, childLead + (last ? "└── " : "├── "), below))
                 }
             }
         }
-        return out
     }
 
     static func json(_ graph: TaskGraph, ids: [Int]) -> String {
@@ -95,15 +112,15 @@ public enum GraphPrinter {
         return OrderedJSON.object([("tasks", .array(tasks)), ("edges", .array(edges))]).rendered
     }
 
-    static func dot(_ graph: TaskGraph, ids: [Int]) -> String {
-        var out = "digraph opsrun {\n"
-        for id in ids { out += "  \(dotQuoted(graph.names[id]));\n" }
+    static func dot(_ graph: TaskGraph, ids: [Int], to out: inout ChunkedOutput) {
+        out.append("digraph opsrun {\n")
+        for id in ids { out.append("  \(dotQuoted(graph.names[id]));\n") }
         for id in ids {
             for p in graph.prerequisites[id] {
-                out += "  \(dotQuoted(graph.names[id])) -> \(dotQuoted(graph.names[p]));\n"
+                out.append("  \(dotQuoted(graph.names[id])) -> \(dotQuoted(graph.names[p]));\n")
             }
         }
-        return out + "}\n"
+        out.append("}\n")
     }
 
     /// A Graphviz quoted ID: only `"` and `\` need escaping inside the quotes.
@@ -120,16 +137,15 @@ public enum GraphPrinter {
         return out + "\""
     }
 
-    static func mermaid(_ graph: TaskGraph, ids: [Int]) -> String {
+    static func mermaid(_ graph: TaskGraph, ids: [Int], to out: inout ChunkedOutput) {
         // Mermaid ids must be plain words; names with `:` or `.` would break, so number them.
         var node = [Int](repeating: -1, count: graph.count)
         for (n, id) in ids.enumerated() { node[id] = n }
-        var out = "graph TD\n"
-        for (n, id) in ids.enumerated() { out += "  n\(n)[\"\(mermaidLabel(graph.names[id]))\"]\n" }
+        out.append("graph TD\n")
+        for (n, id) in ids.enumerated() { out.append("  n\(n)[\"\(mermaidLabel(graph.names[id]))\"]\n") }
         for id in ids {
-            for p in graph.prerequisites[id] { out += "  n\(node[id]) --> n\(node[p])\n" }
+            for p in graph.prerequisites[id] { out.append("  n\(node[id]) --> n\(node[p])\n") }
         }
-        return out
     }
 
     /// Text safe inside a quoted Mermaid label: a quote becomes the entity `#quot;`.

@@ -80,6 +80,17 @@ private func failure(_ body: () throws(DiagnosticList) -> ManifestSource) -> [St
         #expect(absolute == ManifestSource(path: file, displayName: file, directory: dir.path + "/conf"))
     }
 
+    @Test func theDisplayNameStartsWithTheDirectoryAsWritten() throws {
+        let dir = try TemporaryDirectory()
+        try dir.create("sub/Tasksfile.yaml", "")
+        let found = try ManifestLocator.locate(explicitFile: nil, workingDirectory: dir.path + "/sub", shownAs: "sub//")
+        #expect(found.displayName == "sub/Tasksfile.yaml")
+        #expect(found.shownPath(".env") == "sub/.env")
+        #expect(ManifestLocator.shownPath("Tasksfile.yaml", under: ".") == "Tasksfile.yaml")
+        #expect(ManifestLocator.shownPath("Tasksfile.yaml", under: "/") == "/Tasksfile.yaml")
+        #expect(ManifestLocator.shownPath("/etc/x.yaml", under: "sub") == "/etc/x.yaml")
+    }
+
     @Test func explicitFileThatCannotBeReadIsAnError() throws {
         let dir = try TemporaryDirectory()
         try dir.create("conf")
@@ -109,7 +120,7 @@ private func failure(_ body: () throws(DiagnosticList) -> ManifestSource) -> [St
             _ = try source.readText()
             Issue.record("read text that is not UTF-8")
         } catch {
-            #expect(error.diagnostics.map(\.description) == ["Tasksfile.yaml: error: the manifest is not UTF-8 text"])
+            #expect(error.diagnostics.map(\.description) == ["Tasksfile.yaml:1:2: error: the manifest is not UTF-8 text: byte 0xFF here is not UTF-8"])
         }
     }
 

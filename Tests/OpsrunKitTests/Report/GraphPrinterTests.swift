@@ -1,6 +1,9 @@
 import OpsrunKit
 import Testing
 @testable import OpsrunReport
+@testable import OpsrunCore
+@testable import OpsrunManifest
+@testable import OpsrunGraph
 
 @Suite struct GraphPrinterTests {
     let graph = SampleProject.graph
@@ -141,8 +144,28 @@ import Testing
         let text = GraphPrinter.render(chain, format: .text)
         let lines = text.split(separator: "\n")
         #expect(lines.count == 2_000)
-        #expect(lines.last == Substring(String(repeating: " ", count: 4 * 1_998) + "└── t1999"))
+        // Past 16 levels the indent stays and each line says its depth.
+        #expect(lines[16] == Substring(String(repeating: " ", count: 60) + "└── t16"))
+        #expect(lines.last == Substring(String(repeating: " ", count: 64) + "└── [1999] t1999"))
         #expect(GraphPrinter.render(ManifestBuilder.chain(100_000, closed: false), format: .dot).hasSuffix(
             "  \"t99998\" -> \"t99999\";\n}\n"))
+    }
+
+    @Test func pastTheIndentedDepthBranchesStillShowTheirDepth() {
+        // t0 -> t1 -> ... -> t17, and t17 needs both a and b.
+        var tasks = (0..<18).map { i in
+            TaskSpec(name: "t\(i)", location: SourceLocation(file: "T", line: i + 1, column: 3),
+                     deps: i < 17 ? [Located("t\(i + 1)", at: SourceLocation(file: "T", line: i + 1, column: 9))] : [],
+                     commands: [Located("true", at: SourceLocation(file: "T", line: i + 1, column: 20))])
+        }
+        tasks[17].deps = ["a", "b"].map { Located($0, at: SourceLocation(file: "T", line: 18, column: 9)) }
+        for name in ["a", "b"] {
+            tasks.append(TaskSpec(name: name, location: SourceLocation(file: "T", line: 19, column: 3),
+                                  commands: [Located("true", at: SourceLocation(file: "T", line: 19, column: 9))]))
+        }
+        let graph = TaskGraph(manifest: Manifest(file: "T", directory: "/p", tasks: tasks))
+        let lines = GraphPrinter.render(graph, format: .text).split(separator: "\n").suffix(3)
+        let lead = String(repeating: " ", count: 64)
+        #expect(Array(lines) == [lead + "└── [17] t17", lead + "├── [18] a", lead + "└── [18] b"].map { Substring($0) })
     }
 }

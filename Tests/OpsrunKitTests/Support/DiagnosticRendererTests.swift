@@ -33,4 +33,21 @@ import Testing
         let diagnostic = Diagnostic(.error, at: nil, file: "Tasksfile.yaml", "dependency cycle: a -> a", notes: ["  Tasksfile.yaml:3:12: 'a' depends on 'a'"])
         #expect(DiagnosticRenderer().render(diagnostic) == "Tasksfile.yaml: error: dependency cycle: a -> a\n  Tasksfile.yaml:3:12: 'a' depends on 'a'")
     }
+
+    @Test func aLongLineIsQuotedAroundTheColumnWithTheCaretUnderIt() {
+        let line = String(repeating: "a", count: 200) + "\tkey" + String(repeating: "b", count: 200)
+        let renderer = DiagnosticRenderer(sources: ["T.yaml": "x\n" + line + "\n"])
+        let at = OpsrunCore.SourceLocation(file: "T.yaml", line: 2, column: 202)
+        let quoted = String(repeating: "a", count: 59) + "\tkey" + String(repeating: "b", count: 57)
+        #expect(renderer.render(.error("here", at: at)) == "T.yaml:2:202: error: here\n...\(quoted)...\n" + String(repeating: " ", count: 62) + "\t^")
+    }
+
+    @Test func theStartOrTheEndOfALongLineIsQuotedWithoutADotsAtThatEnd() {
+        let line = "key" + String(repeating: "b", count: 300) + "end"
+        let renderer = DiagnosticRenderer(sources: ["T.yaml": line])
+        let first = OpsrunCore.SourceLocation(file: "T.yaml", line: 1, column: 1)
+        #expect(renderer.render(.error("e", at: first)) == "T.yaml:1:1: error: e\nkey" + String(repeating: "b", count: 117) + "...\n^")
+        let last = OpsrunCore.SourceLocation(file: "T.yaml", line: 1, column: 304)
+        #expect(renderer.render(.error("e", at: last)) == "T.yaml:1:304: error: e\n..." + String(repeating: "b", count: 117) + "end\n" + String(repeating: " ", count: 120) + "^")
+    }
 }
