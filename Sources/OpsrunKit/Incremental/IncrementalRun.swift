@@ -6,8 +6,10 @@
 //   succeeded(check) / failed(check) when it ends.
 // Prerequisite outputs are taken as the prerequisite left them in this run: hashed when it was found
 // up to date or after it succeeded, so each file is hashed about once per run. A group (a task with
-// no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
-// prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
+// no commands) stands for its own prerequisites. A task without
+// sources cannot say what it reads, so, as make does with a phony prerequisite, one of its
+// prerequisites that ran and declares no outputs makes it run. In a dry run nothing runs, so a task
+// whose prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +39,9 @@ public final class IncrementalRun {
     /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
     private var isChecked: [Bool]
     private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
+    /// Which of `tasks` were found up to date; by name for tasks checked without an index.
+    private var wasUpToDate: [Bool]
+    private var upToDateNames: Set<String> = []
     /// `tasks` by name, made the first time a prerequisite is looked up (a no-op run of tasks
     /// without prerequisites never needs it).
     private var taskIndexByName: [String: Int]?
@@ -97,6 +102,7 @@ public final class IncrementalRun {
         }
         self.tasks = tasks
         isChecked = Array(repeating: false, count: tasks.count)
+        wasUpToDate = Array(repeating: false, count: tasks.count)
         exports.reserveCapacity(tasks.count)
         store = opened ?? StateStore(directory: stateDirectory)
         hasher = FileHasher(persisted: store)
@@ -127,18 +133,22 @@ public final class IncrementalRun {
         let outputs = outputStates(of: task, known: &known)
         var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
         var missing: [String] = []
-        var waitingFor: String?
+        var prerequisites: [String] = []
         if !task.sources.isEmpty {
             (input.sources, missing) = sources(of: task, known: &known)
-            let prerequisites = effectivePrerequisites(of: task)
-            waitingFor = prerequisites.first { pending.contains($0) }
+        }
+        if isRecorded(task) {
+            prerequisites = effectivePrerequisites(of: task)
             input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
             entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
-        if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
         if verdict.isUpToDate {
+            verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
+        }
+        if verdict.isUpToDate {
+            if let index { wasUpToDate[index] = true } else { upToDateNames.insert(task.name) }
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
         } else {
             pending.insert(task.name)
@@ -165,7 +175,7 @@ public final class IncrementalRun {
             state.digest.map { FileDigest(path: state.path, digest: $0) }
         }
         exports[name] = outputs
-        guard !check.task.sources.isEmpty else { return nil }
+        guard isRecorded(check.task) else { return nil }
         do {
             try store.recordSucceeded(
                 name, TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
@@ -189,6 +199,32 @@ public final class IncrementalRun {
             return error
         }
         return store.close()
+    }
+
+    // MARK: - Prerequisites
+
+    /// Whether a success of `task` is recorded: with neither sources nor outputs it always runs.
+    private func isRecorded(_ task: IncrementalTaskSpec) -> Bool {
+        !task.sources.isEmpty || !task.outputs.isEmpty
+    }
+
+    /// Why a task its record finds up to date runs after all, if it does: a prerequisite that runs
+    /// first (in a dry run), or, without sources, one that ran without declaring outputs.
+    private func prerequisiteVerdict(of task: IncrementalTaskSpec, prerequisites: [String]) -> UpToDateVerdict? {
+        if let waiting = prerequisites.first(where: { pending.contains($0) }) {
+            return .mustRun(.prerequisiteRunsFirst(waiting))
+        }
+        guard task.sources.isEmpty else { return nil }
+        let ran = prerequisites.first { name in
+            checkedSpec(named: name).map { $0.outputs.isEmpty && !upToDate(name) } ?? false
+        }
+        return ran.map { .mustRun(.prerequisiteRanWithoutOutputs($0)) }
+    }
+
+    /// Whether the task named was checked and found up to date in this run.
+    private func upToDate(_ name: String) -> Bool {
+        if let index = index(named: name), isChecked[index] { return wasUpToDate[index] }
+        return upToDateNames.contains(name)
     }
 
     // MARK: - Gathering
@@ -248,11 +284,15 @@ public final class IncrementalRun {
     }
 
     private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
+        if let index = index(named: name), isChecked[index] { return tasks[index] }
+        return checkedSpecs[name]
+    }
+
+    private func index(named name: String) -> Int? {
         if taskIndexByName == nil {
             taskIndexByName = Dictionary(tasks.indices.map { (tasks[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        if let index = taskIndexByName?[name], isChecked[index] { return tasks[index] }
-        return checkedSpecs[name]
+        return taskIndexByName?[name]
     }
 
     /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.

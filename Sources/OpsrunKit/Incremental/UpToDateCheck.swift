@@ -1,9 +1,11 @@
 // The up-to-date decision is a pure function of values the caller gathered (current inputs, current
 // outputs, the stored entry), so every reason is unit-tested without touching a disk, and the order in
 // which reasons are looked for is written once, here:
-//   forced; then, for a task without sources, only its outputs' existence; otherwise no record, an
-//   unfinished last run, a missing output, commands, environment, directory, each source by path,
-//   each prerequisite by name, and last an output whose bytes are not those the record describes.
+//   forced; for a task without sources, no outputs at all (it always runs) or a missing one; then no
+//   record, an unfinished last run, a missing output (a glob's match gone since included), commands,
+//   environment, directory, each source by path, each prerequisite by name, and last an output whose
+//   bytes are not those the record describes (only for a task with sources: without them, outputs
+//   count by existence, as make's file targets do, so a fetched file replaced by hand stays).
 // The first reason found is the one `--explain` prints, so the most telling comes first.
 
 /// Why a task runs, in the words `--explain` prints.
@@ -25,6 +27,8 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case prerequisiteRemoved(String)
     /// Only in a dry run: the prerequisite would run first, so what it writes is not known yet.
     case prerequisiteRunsFirst(String)
+    /// A task without sources: the prerequisite ran in this run, and what it wrote is unknown.
+    case prerequisiteRanWithoutOutputs(String)
     /// The fingerprint differs although no part does: the fingerprint's own format changed.
     case definitionChanged
 
@@ -46,6 +50,7 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .prerequisiteAdded(let task): "prerequisite \(task) added"
         case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
         case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
+        case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
         case .definitionChanged: "its definition changed"
         }
     }
@@ -55,13 +60,10 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
 public enum UpToDateReason: Hashable, Sendable, CustomStringConvertible {
     /// Nothing that defines it changed since its last successful run, and its outputs are as it left them.
     case unchanged
-    /// It has no sources, and every output it declares exists.
-    case allOutputsExist
 
     public var description: String {
         switch self {
         case .unchanged: "up to date"
-        case .allOutputsExist: "up to date: all outputs exist"
         }
     }
 }
@@ -118,14 +120,14 @@ public enum UpToDateCheck {
         if !declaresSources {
             if outputs.isEmpty { return .mustRun(.hasNoSources) }
             if let missing { return .mustRun(.outputMissing(missing.path)) }
-            return .upToDate(.allOutputsExist)
         }
         guard let entry else { return .mustRun(.noRecord) }
         guard case .succeeded(let record) = entry else { return .mustRun(.lastRunDidNotSucceed) }
         if let missing { return .mustRun(.outputMissing(missing.path)) }
+        if let gone = firstGone(recorded: record.outputs, current: outputs) { return .mustRun(.outputMissing(gone)) }
 
         let canonical = input.canonical
-        let changedOutput = outputs.first { output in
+        let changedOutput = !declaresSources ? nil : outputs.first { output in
             record.outputs.first { $0.path == output.path }?.digest != output.digest
         }
         if changedOutput == nil, Fingerprint.matches(canonical, record: record, parts: parts) {
@@ -145,6 +147,14 @@ public enum UpToDateCheck {
         }
         if let changedOutput { return .mustRun(.outputChanged(changedOutput.path)) }
         return .mustRun(.definitionChanged)
+    }
+
+    /// The first output the record lists that the outputs now do not (a file an `outputs` glob
+    /// matched, deleted since). Both are short, and a task found up to date has every one of them.
+    private static func firstGone(recorded: [FileDigest], current: [OutputState]) -> String? {
+        // Every current output listed in the record and no more recorded ones: nothing is gone.
+        if recorded.count <= current.count, zip(recorded, current).allSatisfy({ $0.path == $1.path }) { return nil }
+        return recorded.first { file in !current.contains { $0.path == file.path } }?.path
     }
 
     /// The first source, in path order, that changed, appeared or disappeared.

@@ -277,7 +277,7 @@ import Testing
         #expect(project.run().last == "package: prerequisite compile wrote different outputs")
     }
 
-    @Test func withoutSourcesOutputsThatExistAreEnough() {
+    @Test func withoutSourcesOutputsThatExistAndAnUnchangedDefinitionAreEnough() {
         let project = Project()
         project.specs = [
             project.spec("fetch", outputs: ["src.tgz"]),
@@ -285,10 +285,33 @@ import Testing
             project.spec("unpack", sources: ["link.ld"], outputs: ["unpacked"], prerequisites: ["fetch"]),
         ]
         #expect(project.run() == ["fetch: output src.tgz missing", "lint: it has no sources", "unpack: no record of a previous run"])
-        #expect(project.run() == ["fetch: up to date: all outputs exist", "lint: it has no sources", "unpack: up to date"])
-        // A fetched file replaced by hand reaches the dependent through its content.
+        #expect(project.run() == ["fetch: up to date", "lint: it has no sources", "unpack: up to date"])
+        // A fetched file replaced by hand stays (outputs count by existence without sources), and
+        // reaches the dependent through its content.
         project.scratch.write("src.tgz", "another archive")
-        #expect(project.run().last == "unpack: prerequisite fetch wrote different outputs")
+        #expect(project.run() == ["fetch: up to date", "lint: it has no sources", "unpack: prerequisite fetch wrote different outputs"])
+        project.specs[0].commands = ["curl -o src.tgz https://example.org/v2.tgz"]
+        #expect(project.run().first == "fetch: command changed")
+    }
+
+    /// SPEC §5: a prerequisite that wrote different outputs reruns a dependent without sources, and
+    /// one that ran without declaring outputs (make's phony prerequisite) does too.
+    @Test func withoutSourcesPrerequisitesDecideAsMakeWould() {
+        let project = Project()
+        project.specs = [
+            project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
+            project.spec("test", prerequisites: ["compile"]),
+            project.spec("package", outputs: ["app.tgz"], prerequisites: ["compile"]),
+            project.spec("release", outputs: ["release.txt"], prerequisites: ["test"]),
+        ]
+        project.run()
+        #expect(project.run() == [
+            "compile: up to date", "test: it has no sources", "package: up to date",
+            "release: prerequisite test ran and declares no outputs",
+        ])
+        project.scratch.write("src/a.c", "int a = 5;")
+        project.objectContent = "object 5"
+        #expect(project.run()[2] == "package: prerequisite compile wrote different outputs")
     }
 
     @Test func aDirectoryNamedAsSourceStandsForTheFilesBeneath() {
