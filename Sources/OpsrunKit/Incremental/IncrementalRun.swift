@@ -6,7 +6,7 @@
 //   succeeded(check) / failed(check) when it ends.
 // Prerequisite outputs are taken as the prerequisite left them in this run: hashed when it was found
 // up to date or after it succeeded, so each file is hashed about once per run. A group (a task with
-// no commands) stands for its own prerequisites. A task without
+// no commands) stands for its own prerequisites, and is up to date when they all were. A task without
 // sources cannot say what it reads, so, as make does with a phony prerequisite, one of its
 // prerequisites that ran and declares no outputs makes it run. In a dry run nothing runs, so a task
 // whose prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
@@ -146,6 +146,8 @@ public final class IncrementalRun {
             entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
         if verdict.isUpToDate {
             verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
+        } else if task.commands.isEmpty, !force, !isRecorded(task) {
+            verdict = groupVerdict(of: task)
         }
         if verdict.isUpToDate {
             if let index { wasUpToDate[index] = true } else { upToDateNames.insert(task.name) }
@@ -219,6 +221,15 @@ public final class IncrementalRun {
             checkedSpec(named: name).map { $0.outputs.isEmpty && !upToDate(name) } ?? false
         }
         return ran.map { .mustRun(.prerequisiteRanWithoutOutputs($0)) }
+    }
+
+    /// A group with neither sources nor outputs: up to date when all its prerequisites were.
+    private func groupVerdict(of task: IncrementalTaskSpec) -> UpToDateVerdict {
+        if let waiting = task.prerequisites.first(where: { pending.contains($0) }) {
+            return .mustRun(.prerequisiteRunsFirst(waiting))
+        }
+        if let ran = task.prerequisites.first(where: { !upToDate($0) }) { return .mustRun(.prerequisiteRan(ran)) }
+        return .upToDate(.prerequisitesUpToDate)
     }
 
     /// Whether the task named was checked and found up to date in this run.

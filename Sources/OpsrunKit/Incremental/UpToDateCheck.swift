@@ -29,6 +29,8 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case prerequisiteRunsFirst(String)
     /// A task without sources: the prerequisite ran in this run, and what it wrote is unknown.
     case prerequisiteRanWithoutOutputs(String)
+    /// A group: one of its prerequisites ran.
+    case prerequisiteRan(String)
     /// The fingerprint differs although no part does: the fingerprint's own format changed.
     case definitionChanged
 
@@ -51,6 +53,7 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
         case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
         case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
+        case .prerequisiteRan(let task): "prerequisite \(task) ran"
         case .definitionChanged: "its definition changed"
         }
     }
@@ -60,10 +63,13 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
 public enum UpToDateReason: Hashable, Sendable, CustomStringConvertible {
     /// Nothing that defines it changed since its last successful run, and its outputs are as it left them.
     case unchanged
+    /// A group whose prerequisites were all up to date.
+    case prerequisitesUpToDate
 
     public var description: String {
         switch self {
         case .unchanged: "up to date"
+        case .prerequisitesUpToDate: "up to date: so are its prerequisites"
         }
     }
 }
