@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the built `opsrun` binary the way a user would, capturing what it prints and how it exits.
 struct OpsrunBinary {
     struct Result {
@@ -50,6 +54,16 @@ struct OpsrunBinary {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
             return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        }
+
+        /// Waits at most `seconds` for it to exit; `nil` when it had not by then (it is killed).
+        func wait(seconds: Double) -> Result? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            guard process.isRunning else { return wait() }
+            kill(pid, SIGKILL)
+            _ = wait()
+            return nil
         }
     }
 
