@@ -70,7 +70,7 @@ public struct RunSession {
         // Given the tasks, it stats their files while it reads the state (unless it is read already).
         let run = IncrementalRun(
             stateDirectory: directory, force: force, prefetching: specs,
-            store: store)
+            recordNames: StateRecordNames(manifestPath: project.source.path), store: store)
         return (run, specs)
     }
 

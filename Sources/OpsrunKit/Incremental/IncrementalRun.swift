@@ -61,18 +61,25 @@ public final class IncrementalRun {
     private let keysAreRelativeToBase: Bool
     /// Stats taken before any command started; dropped at the first `willRun`.
     private var prefetch: StatPrefetch?
+    /// How this manifest's tasks are named in the state, apart from its directory's other manifests'.
+    private let recordNames: StateRecordNames
 
-    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
-    public convenience init(stateDirectory: String, force: Bool = false) {
-        self.init(stateDirectory: stateDirectory, force: force, prefetching: [])
+    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`;
+    /// `recordNames` say which manifest of the directory the tasks are from.
+    public convenience init(stateDirectory: String, force: Bool = false, recordNames: StateRecordNames = .bare) {
+        self.init(stateDirectory: stateDirectory, force: force, prefetching: [], recordNames: recordNames)
     }
 
     /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
     /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
     /// until the first `willRun`.
     /// `store`, when given, is the state already opened from `stateDirectory`.
-    init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec], store opened: StateStore? = nil) {
+    init(
+        stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec],
+        recordNames: StateRecordNames = .bare, store opened: StateStore? = nil
+    ) {
         self.force = force
+        self.recordNames = recordNames
         let suffix = "/" + StateStore.directoryName
         if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
             let base = String(stateDirectory.dropLast(suffix.count))
@@ -143,7 +150,7 @@ public final class IncrementalRun {
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
+            entry: store.entry(for: recordNames.key(of: task.name)), force: force, parts: fingerprintParts)
         if verdict.isUpToDate {
             verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
         } else if task.commands.isEmpty, !force, !isRecorded(task) {
@@ -165,7 +172,7 @@ public final class IncrementalRun {
         prefetch?.cancel()
         prefetch = nil
         pending.insert(check.task.name)
-        do { try store.recordStarted(check.task.name) } catch { return error }
+        do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
         return nil
     }
 
@@ -180,7 +187,7 @@ public final class IncrementalRun {
         guard isRecorded(check.task) else { return nil }
         do {
             try store.recordSucceeded(
-                name, TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
+                recordNames.key(of: name), TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
                 statEntries: hasher.takeNewEntries())
         } catch { return error }
         return nil

@@ -336,6 +336,31 @@ import Testing
         #expect(project.run() == ["gen: source schema.json added"])
     }
 
+    /// Two manifests of one directory share `.opsrun/` but not their records; `Tasksfile.yaml`'s
+    /// keep the bare task names they always had.
+    @Test func eachManifestOfADirectoryHasItsOwnRecords() {
+        let project = Project()
+        let spec = project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"])
+        func run(_ names: StateRecordNames) -> String {
+            let run = IncrementalRun(stateDirectory: project.stateDirectory, recordNames: names)
+            let check = run.check(spec)
+            if !check.verdict.isUpToDate {
+                #expect(run.willRun(check) == nil)
+                project.scratch.write("build/main.o", "object")
+                #expect(run.succeeded(check) == nil)
+            }
+            #expect(run.finish() == nil)
+            return check.verdict.description
+        }
+        let other = StateRecordNames(manifestPath: project.scratch.absolute("other.yaml"))
+        #expect(run(.bare) == "no record of a previous run")
+        #expect(run(other) == "no record of a previous run")
+        #expect(run(.bare) == "up to date")
+        #expect(run(other) == "up to date")
+        #expect(StateRecordNames(manifestPath: project.scratch.absolute("Tasksfile.yaml")) == .bare)
+        #expect(StateStore(directory: project.stateDirectory).allEntries().keys.sorted() == ["compile", "other.yaml/compile"])
+    }
+
     @Test func aDamagedStateMakesEverythingRunWithOneWarning() {
         let project = Project()
         project.run()
