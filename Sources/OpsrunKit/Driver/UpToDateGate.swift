@@ -13,11 +13,14 @@ final class UpToDateGate: UpToDateChecking {
     /// Indices found up to date, for the dry-run plan.
     var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
 
+    /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
+    /// takes them from a signalfd, so that the engine is sure to hear of them).
     init(
-        run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool,
+        run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool, stopsOnSignal: Bool,
         explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
     ) {
         self.run = run
+        if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
         self.recording = recording
         self.explain = explain
@@ -27,19 +30,22 @@ final class UpToDateGate: UpToDateChecking {
         for diagnostic in run.diagnostics { warn(diagnostic) }
     }
 
-    func isUpToDate(_ index: Int) -> Bool {
+    func decide(_ index: Int) -> UpToDateDecision {
         let check = run.check(tasks[index], index: index)
         if check.verdict.isUpToDate {
             foundUpToDate[index] = true
-            return true
+            return .upToDate
         }
+        if check.verdict == .mustRun(.interrupted) { return .interrupted }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if let explain, !tasks[index].commands.isEmpty {
             explain("\(tasks[index].name) runs: \(check.verdict)")
         }
-        return false
+        return .mustRun
     }
+
+    func runInterrupted() { run.stopReading() }
 
     func willRun(_ index: Int) {
         guard recording, let check = checks[index] else { return }

@@ -156,6 +156,8 @@ public final class IncrementalRun {
         } else if task.commands.isEmpty, !force, !isRecorded(task) {
             verdict = groupVerdict(of: task)
         }
+        // Some digests are of nothing: decide nothing on them.
+        if hasher.wasStopped { verdict = .mustRun(.interrupted) }
         if verdict.isUpToDate {
             if let index { wasUpToDate[index] = true } else { upToDateNames.insert(task.name) }
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
@@ -184,7 +186,8 @@ public final class IncrementalRun {
             state.digest.map { FileDigest(path: state.path, digest: $0) }
         }
         exports[name] = outputs
-        guard isRecorded(check.task) else { return nil }
+        // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
+        guard isRecorded(check.task), !hasher.wasStopped else { return nil }
         do {
             try store.recordSucceeded(
                 recordNames.key(of: name), TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
@@ -192,6 +195,17 @@ public final class IncrementalRun {
         } catch { return error }
         return nil
     }
+
+    /// Asked before each file is read and between chunks of a large one: `true` when a signal
+    /// waits, so that hashing gives way to it. Checks then say `.interrupted`.
+    public var shouldStop: (() -> Bool)? {
+        get { hasher.shouldStop }
+        set { hasher.shouldStop = newValue }
+    }
+
+    /// The run was interrupted: no file is read from now on, no success is recorded, and checks
+    /// say `.interrupted`.
+    public func stopReading() { hasher.stop() }
 
     /// The task failed (or was interrupted): nothing is recorded, and its dependents that still run
     /// (`allow_failure`) see its outputs as they are on disk.

@@ -33,6 +33,8 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case prerequisiteRan(String)
     /// The fingerprint differs although no part does: the fingerprint's own format changed.
     case definitionChanged
+    /// A termination signal arrived while its files were read: nothing is known, nothing starts.
+    case interrupted
 
     public var description: String {
         switch self {
@@ -55,6 +57,7 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
         case .prerequisiteRan(let task): "prerequisite \(task) ran"
         case .definitionChanged: "its definition changed"
+        case .interrupted: "interrupted while its files were read"
         }
     }
 }

@@ -51,7 +51,7 @@ struct EngineRun {
 
 func runEngine(
     _ operations: [TestOperation], jobs: Int = 1, queueBounds: [Int] = [], keepGoing: Bool = false,
-    runner: CommandRunner
+    runner: CommandRunner, upToDate: UpToDateChecking? = nil
 ) -> EngineRun {
     let specs = makeSpecs(operations)
     let recorder = EventRecorder()
@@ -59,6 +59,6 @@ func runEngine(
         specs: specs,
         configuration: EngineConfiguration(
             maxConcurrentOperationCount: jobs, queueBounds: queueBounds, keepGoing: keepGoing),
-        runner: runner, observer: recorder)
+        runner: runner, observer: recorder, upToDate: upToDate)
     return EngineRun(report: engine.run(), recorder: recorder, specs: specs)
 }
