@@ -45,8 +45,10 @@ extension RunSession {
         warn: @escaping (Diagnostic) -> Void
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
+        let (tasks, selection) = (project.graph.tasks, selection)
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks,
-            recording: recording, stopsOnSignal: stopsOnSignal, explain: explain, warn: warn)
+            recording: recording, stopsOnSignal: stopsOnSignal, explain: explain, warn: warn,
+            locateSource: { task, source in tasks[selection[task]].sources[source].location })
     }
 }

@@ -9,16 +9,20 @@ final class UpToDateGate: UpToDateChecking {
     private let recording: Bool
     private let explain: ((String) -> Void)?
     private let warn: (Diagnostic) -> Void
+    private var missingSources: MissingSources
     private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
     var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
 
     /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
     /// takes them from a signalfd, so that the engine is sure to hear of them).
+    /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written.
     init(
         run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool, stopsOnSignal: Bool,
-        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void,
+        locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil }
     ) {
+        missingSources = MissingSources(tasks: tasks, locate: locateSource)
         self.run = run
         if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
@@ -32,11 +36,19 @@ final class UpToDateGate: UpToDateChecking {
 
     func decide(_ index: Int) -> UpToDateDecision {
         let check = run.check(tasks[index], index: index)
+        if check.verdict == .mustRun(.interrupted) { return .interrupted }
+        if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
+            warn(missing.error)
+            // A plan says so and goes on: nothing runs, and what it shows is still true.
+            if recording {
+                run.failed(check)
+                return .cannotRun("source '\(missing.source)' does not exist")
+            }
+        }
         if check.verdict.isUpToDate {
             foundUpToDate[index] = true
             return .upToDate
         }
-        if check.verdict == .mustRun(.interrupted) { return .interrupted }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if let explain, !tasks[index].commands.isEmpty {

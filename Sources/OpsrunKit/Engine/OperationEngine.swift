@@ -104,6 +104,13 @@ public final class OperationEngine {
             newlyReady.append(index)
             awaitingSignal = signal == nil
             return true
+        case .cannotRun(let reason):
+            // As a command that could not be spawned: one attempt, failed, said why.
+            attempts[index] = 1
+            observer.handle(.operationStarted(index: index, attempt: 1))
+            lastResults[index] = JobResult(termination: .exited(127), commandIndex: 0, spawnFailure: reason)
+            if specs[index].allowFailure { finish(index, .failedAllowed) } else { fail(index) }
+            return true
         case .mustRun:
             break
         }
@@ -185,12 +192,17 @@ public final class OperationEngine {
             finish(index, .failedAllowed)
         } else {
             releaseSlot(index)
-            finish(index, .failed)
-            cancelDependents(of: index)
-            if !configuration.keepGoing && stopReason == nil {
-                stopReason = .failure(index: index)
-                observer.handle(.runStopping(.failure(index: index)))
-            }
+            fail(index)
+        }
+    }
+
+    /// A failure that is not allowed: its dependents are cancelled, and unless `-k` nothing more starts.
+    private func fail(_ index: Int) {
+        finish(index, .failed)
+        cancelDependents(of: index)
+        if !configuration.keepGoing && stopReason == nil {
+            stopReason = .failure(index: index)
+            observer.handle(.runStopping(.failure(index: index)))
         }
     }
 

@@ -19,6 +19,8 @@ public enum UpToDateDecision: Equatable, Sendable {
     /// Finish the operation as up to date, without running it.
     case upToDate
     case mustRun
+    /// The operation fails without starting, for the reason given (a source it names is missing).
+    case cannotRun(String)
     /// A termination signal arrived while deciding (hashing a large source takes a while): the
     /// engine must take it from the runner before it starts anything.
     case interrupted

@@ -16,8 +16,8 @@ public struct GlobExpansion: Hashable, Sendable {
     /// Matching paths as the pattern writes them (relative to the base directory, or absolute),
     /// sorted by UTF-8 bytes, without duplicates.
     public var paths: [String]
-    /// The pattern has no wildcard and nothing is at the path it names. This is not an error: a
-    /// missing source simply is not part of the fingerprint until it appears.
+    /// The pattern has no wildcard and nothing is at the path it names (for a source, a run makes
+    /// that an error unless a task of the run declares the path as an output).
     public var isMissing: Bool
 
     public init(paths: [String], isMissing: Bool = false) {

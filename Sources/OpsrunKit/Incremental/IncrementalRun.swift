@@ -23,7 +23,8 @@ import Darwin
 public struct TaskCheck: Sendable {
     public let task: IncrementalTaskSpec
     public let verdict: UpToDateVerdict
-    /// Source patterns without wildcards that name nothing now. Not an error; a caller may warn.
+    /// Source patterns without wildcards that name nothing now; the driver makes it an error unless
+    /// a task of the run declares the path as an output (`MissingSources`).
     public let missingSources: [String]
     /// The inputs as hashed at check time: what a success records.
     let input: TaskDefinitionInput

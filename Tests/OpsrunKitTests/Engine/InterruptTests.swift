@@ -66,36 +66,13 @@ import Testing
         #expect(run.report.exitCode == .interrupted)
     }
 
-    /// Answers `.interrupted` for `names` (as the driver's checker does when a signal arrives while
-    /// it hashes a large source), `.mustRun` otherwise.
-    final class InterruptingChecker: UpToDateChecking {
-        let specs: [OperationSpec]
-        let names: Set<String>
-        private(set) var decided: [String] = []
-        private(set) var interruptions = 0
-
-        init(_ operations: [TestOperation], interruptingAt names: Set<String>) {
-            specs = makeSpecs(operations)
-            self.names = names
-        }
-
-        func decide(_ index: Int) -> UpToDateDecision {
-            decided.append(specs[index].name)
-            return names.contains(specs[index].name) ? .interrupted : .mustRun
-        }
-
-        func willRun(_ index: Int) {}
-        func didEnd(_ index: Int, succeeded: Bool) {}
-        func runInterrupted() { interruptions += 1 }
-    }
-
     /// Nothing starts after the decision that saw the signal coming: the engine takes the signal
     /// from the runner first, even with nothing executing.
     @Test func aSignalSeenWhileDecidingStartsNothingMore() {
         let operations = [op("a"), op("b", ["a"]), op("c", ["b"]), op("d", ["a"])]
         let runner = FakeRunner()
         runner.signals = [(tick: 7, signal: SignalNumber.interrupt)]
-        let checker = InterruptingChecker(operations, interruptingAt: ["b"])
+        let checker = ScriptedChecker(operations, decisions: ["b": .interrupted])
         let run = runEngine(operations, runner: runner, upToDate: checker)
         #expect(runner.startOrder == ["a"])
         #expect(checker.decided == ["a", "b"])
