@@ -10,9 +10,8 @@
 struct MissingSources {
     private let tasks: [IncrementalTaskSpec]
     private let locate: (_ task: Int, _ source: Int) -> SourceLocation?
-    /// Declared outputs, made the first time a source is missing: literal ones by absolute path,
-    /// globs with the directory they are relative to.
-    private var declared: (paths: Set<String>, globs: [(directory: String, pattern: GlobPattern)])?
+    /// Made the first time a source is missing.
+    private var declared: DeclaredOutputs?
 
     /// `locate` gives the place in the manifest of the `source`th `sources` entry of a task.
     init(tasks: [IncrementalTaskSpec], locate: @escaping (_ task: Int, _ source: Int) -> SourceLocation?) {
@@ -24,47 +23,15 @@ struct MissingSources {
     /// as an output, with the error that says so; `nil` when each of them is declared.
     mutating func error(forTask index: Int, missing: [String]) -> (source: String, error: Diagnostic)? {
         let task = tasks[index]
-        guard let text = missing.first(where: { !isDeclaredOutput(FileSystem.join(task.absoluteDirectory, $0)) })
-        else { return nil }
+        let declared = self.declared ?? DeclaredOutputs(of: tasks)
+        self.declared = declared
+        guard let text = missing.first(where: { !declared.contains(source: $0, of: task) }) else { return nil }
         let location = task.sources.firstIndex(of: text).flatMap { locate(index, $0) }
+        let near = GlobPattern.nearestExisting(to: text, in: task.absoluteDirectory)
         let error = Diagnostic(
             .error, at: location,
             "task '\(task.name)': source '\(text)' does not exist, and no task of this run makes it"
-                + Self.suggestion(for: text, in: task.absoluteDirectory))
+                + (near.map { "; did you mean '\($0)'?" } ?? ""))
         return (text, error)
-    }
-
-    private mutating func isDeclaredOutput(_ path: String) -> Bool {
-        if declared == nil {
-            var paths: Set<String> = []
-            var globs: [(directory: String, pattern: GlobPattern)] = []
-            for task in tasks {
-                for output in task.outputs {
-                    if let literal = GlobPattern.literalPath(of: output) {
-                        paths.insert(FileSystem.join(task.absoluteDirectory, literal))
-                    } else {
-                        globs.append((task.absoluteDirectory, GlobPattern(output)))
-                    }
-                }
-            }
-            declared = (paths, globs)
-        }
-        guard let declared else { return false }
-        if declared.paths.contains(path) { return true }
-        return declared.globs.contains { directory, pattern in
-            if pattern.isAbsolute { return pattern.matches(path) }
-            let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-            return path.hasPrefix(prefix) && pattern.matches(String(path.dropFirst(prefix.count)))
-        }
-    }
-
-    /// `; did you mean 'inc/config.h'?` when a name beside the missing one is near it.
-    private static func suggestion(for text: String, in directory: String) -> String {
-        let slash = text.lastIndex(of: "/")
-        let parent = slash.map { String(text[..<$0]) } ?? ""
-        let name = slash.map { String(text[text.index(after: $0)...]) } ?? text
-        let listed = FileSystem.entries(of: FileSystem.join(directory, parent.isEmpty ? "." : parent)) ?? []
-        guard let near = Suggestion.nearest(to: name, in: listed.map(\.name)) else { return "" }
-        return "; did you mean '\(parent.isEmpty ? near : parent + "/" + near)'?"
     }
 }
