@@ -47,7 +47,7 @@ extension RunSession {
         guard let incremental else { return nil }
         let (tasks, selection) = (project.graph.tasks, selection)
         return UpToDateGate(
-            run: incremental.run, tasks: incremental.tasks,
+            run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
             recording: recording, stopsOnSignal: stopsOnSignal, explain: explain, warn: warn,
             locateSource: { task, source in tasks[selection[task]].sources[source].location })
     }

@@ -3,6 +3,8 @@
 final class UpToDateGate: UpToDateChecking {
     private let run: IncrementalRun
     private let tasks: [IncrementalTaskSpec]
+    /// Each task's prerequisites, as indices in `tasks`.
+    private let prerequisites: [[Int]]
     /// The checks of tasks that must run, for `willRun` and `didEnd` (up-to-date ones need none).
     private var checks: [TaskCheck?]
     /// Whether a real run follows the checks (a dry run only asks).
@@ -18,7 +20,7 @@ final class UpToDateGate: UpToDateChecking {
     /// takes them from a signalfd, so that the engine is sure to hear of them).
     /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written.
     init(
-        run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool, stopsOnSignal: Bool,
+        run: IncrementalRun, tasks: [IncrementalTaskSpec], prerequisites: [[Int]], recording: Bool, stopsOnSignal: Bool,
         explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void,
         locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil }
     ) {
@@ -26,6 +28,7 @@ final class UpToDateGate: UpToDateChecking {
         self.run = run
         if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
+        self.prerequisites = prerequisites
         self.recording = recording
         self.explain = explain
         self.warn = warn
@@ -35,8 +38,8 @@ final class UpToDateGate: UpToDateChecking {
     }
 
     func decide(_ index: Int) -> UpToDateDecision {
-        let check = run.check(tasks[index], index: index)
-        if check.verdict == .mustRun(.interrupted) { return .interrupted }
+        let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+        if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
             warn(missing.error)
             // A plan says so and goes on: nothing runs, and what it shows is still true.

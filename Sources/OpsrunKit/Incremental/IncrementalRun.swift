@@ -135,7 +135,10 @@ public final class IncrementalRun {
     }
 
     /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
-    func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
+    /// `prerequisiteIndices`: the task's prerequisites as indices in those tasks, when the caller
+    /// has them: a group then learns how they ended without a lookup by name (a no-op run's
+    /// top group may have 10,000).
+    func check(_ task: IncrementalTaskSpec, index: Int?, prerequisiteIndices: [Int]? = nil) -> TaskCheck {
         if let index { isChecked[index] = true } else { checkedSpecs[task.name] = task }
         // Consumed in the order the prefetch took them: literal outputs, then literal sources.
         var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
@@ -156,7 +159,7 @@ public final class IncrementalRun {
         if verdict.isUpToDate {
             verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
         } else if task.commands.isEmpty, !force, !isRecorded(task) {
-            verdict = groupVerdict(of: task)
+            verdict = groupVerdict(of: task, prerequisiteIndices: prerequisiteIndices)
         }
         // Some digests are of nothing: decide nothing on them.
         if hasher.wasStopped { verdict = .mustRun(.interrupted) }
@@ -247,7 +250,11 @@ public final class IncrementalRun {
     }
 
     /// A group with neither sources nor outputs: up to date when all its prerequisites were.
-    private func groupVerdict(of task: IncrementalTaskSpec) -> UpToDateVerdict {
+    private func groupVerdict(of task: IncrementalTaskSpec, prerequisiteIndices: [Int]?) -> UpToDateVerdict {
+        if let prerequisiteIndices {
+            let ran = prerequisiteIndices.first { !(isChecked[$0] && wasUpToDate[$0]) }
+            return ran.map { .mustRun(.prerequisiteRan(tasks[$0].name)) } ?? .upToDate(.prerequisitesUpToDate)
+        }
         if let waiting = task.prerequisites.first(where: { pending.contains($0) }) {
             return .mustRun(.prerequisiteRunsFirst(waiting))
         }

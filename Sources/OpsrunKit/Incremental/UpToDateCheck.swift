@@ -161,8 +161,12 @@ public enum UpToDateCheck {
     /// The first output the record lists that the outputs now do not (a file an `outputs` glob
     /// matched, deleted since). Both are short, and a task found up to date has every one of them.
     private static func firstGone(recorded: [FileDigest], current: [OutputState]) -> String? {
-        // Every current output listed in the record and no more recorded ones: nothing is gone.
-        if recorded.count <= current.count, zip(recorded, current).allSatisfy({ $0.path == $1.path }) { return nil }
+        // The common case, every recorded output in the same place now: nothing is gone.
+        if recorded.count <= current.count {
+            var index = 0
+            while index < recorded.count, recorded[index].path == current[index].path { index += 1 }
+            if index == recorded.count { return nil }
+        }
         return recorded.first { file in !current.contains { $0.path == file.path } }?.path
     }
 
