@@ -30,6 +30,9 @@ public final class OperationEngine {
     var interactiveExecuting = false
     /// Why the run stopped starting operations, the first time it did.
     var stopReason: RunStopReason?
+    /// The checker saw a termination signal coming: wait for the runner to hand it over, even
+    /// with nothing executing, before anything starts.
+    var awaitingSignal = false
     var signal: Int32?
     var hasRun = false
 
@@ -67,7 +70,7 @@ public final class OperationEngine {
         for index in specs.indices where unmetPrerequisites[index] == 0 { makeReady(index) }
         while true {
             startReadyOperations()
-            if executingCount == 0 { break }
+            if executingCount == 0 && !awaitingSignal { break }
             observer.runWillWait()
             for event in runner.waitForEvents() { handle(event) }
         }
@@ -82,7 +85,8 @@ public final class OperationEngine {
     }
 
     /// Takes the next newly ready operation: finishes it if it is up to date or a group (its
-    /// dependents join the list), or queues it. Returns `false` when the list is empty.
+    /// dependents join the list), or queues it, or (a signal coming) puts it back and waits for the
+    /// signal. Returns `false` when the list is empty.
     private func settleNewlyReady() -> Bool {
         guard nextNewlyReady < newlyReady.count else { return false }
         let index = newlyReady[nextNewlyReady]
@@ -91,9 +95,26 @@ public final class OperationEngine {
             newlyReady.removeAll(keepingCapacity: true)
             nextNewlyReady = 0
         }
-        if let upToDate, upToDate.isUpToDate(index) {
+        switch upToDate?.decide(index) ?? .mustRun {
+        case .upToDate:
             finish(index, .upToDate)
-        } else if specs[index].isGroup {
+            return true
+        case .interrupted:
+            // Asked again should the run go on (it will not once the signal is taken).
+            newlyReady.append(index)
+            awaitingSignal = signal == nil
+            return true
+        case .cannotRun(let reason):
+            // As a command that could not be spawned: one attempt, failed, said why.
+            attempts[index] = 1
+            observer.handle(.operationStarted(index: index, attempt: 1))
+            lastResults[index] = JobResult(termination: .exited(127), commandIndex: 0, spawnFailure: reason)
+            if specs[index].allowFailure { finish(index, .failedAllowed) } else { fail(index) }
+            return true
+        case .mustRun:
+            break
+        }
+        if specs[index].isGroup {
             attempts[index] = 1
             observer.handle(.operationStarted(index: index, attempt: 1))
             willRun(index)
@@ -110,7 +131,7 @@ public final class OperationEngine {
     /// Starts ready operations in order while the bounds allow; an interactive one at the head
     /// waits for the queue to drain and holds back everything behind it, so it cannot starve.
     private func startReadyOperations() {
-        while !isStopped {
+        while !isStopped && !awaitingSignal {
             if settleNewlyReady() { continue }
             guard let next = ready.top,
                 executingCount < configuration.maxConcurrentOperationCount, !interactiveExecuting,
@@ -171,12 +192,17 @@ public final class OperationEngine {
             finish(index, .failedAllowed)
         } else {
             releaseSlot(index)
-            finish(index, .failed)
-            cancelDependents(of: index)
-            if !configuration.keepGoing && stopReason == nil {
-                stopReason = .failure(index: index)
-                observer.handle(.runStopping(.failure(index: index)))
-            }
+            fail(index)
+        }
+    }
+
+    /// A failure that is not allowed: its dependents are cancelled, and unless `-k` nothing more starts.
+    private func fail(_ index: Int) {
+        finish(index, .failed)
+        cancelDependents(of: index)
+        if !configuration.keepGoing && stopReason == nil {
+            stopReason = .failure(index: index)
+            observer.handle(.runStopping(.failure(index: index)))
         }
     }
 
@@ -228,6 +254,8 @@ public final class OperationEngine {
     private func interrupt(_ number: Int32) {
         guard signal == nil else { return runner.terminateAll(immediately: true) }
         signal = number
+        awaitingSignal = false
+        upToDate?.runInterrupted()
         if stopReason == nil { stopReason = .signal(number) }
         observer.handle(.runStopping(.signal(number)))
         runner.terminateAll(immediately: false)

@@ -3,11 +3,25 @@
 ///
 /// The engine knows nothing of files or hashes; the driver adapts the incremental state to this.
 public protocol UpToDateChecking: AnyObject {
-    /// Asked once per operation, when it becomes ready (so its prerequisites have ended):
-    /// `true` finishes it as `.upToDate` without running it.
-    func isUpToDate(_ index: Int) -> Bool
+    /// Asked once per operation, when it becomes ready (so its prerequisites have ended), and
+    /// again if it answered `.interrupted` and the run goes on.
+    func decide(_ index: Int) -> UpToDateDecision
     /// The operation is about to run (its first attempt, or a group about to finish).
     func willRun(_ index: Int)
     /// An operation that was announced by `willRun` ended; only a success may be recorded.
     func didEnd(_ index: Int, succeeded: Bool)
+    /// A signal interrupted the run: nothing more starts, so long work (hashing) may stop short.
+    func runInterrupted()
+}
+
+/// What `UpToDateChecking.decide` found.
+public enum UpToDateDecision: Equatable, Sendable {
+    /// Finish the operation as up to date, without running it.
+    case upToDate
+    case mustRun
+    /// The operation fails without starting, for the reason given (a source it names is missing).
+    case cannotRun(String)
+    /// A termination signal arrived while deciding (hashing a large source takes a while): the
+    /// engine must take it from the runner before it starts anything.
+    case interrupted
 }

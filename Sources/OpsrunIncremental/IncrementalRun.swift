@@ -6,8 +6,10 @@
 //   succeeded(check) / failed(check) when it ends.
 // Prerequisite outputs are taken as the prerequisite left them in this run: hashed when it was found
 // up to date or after it succeeded, so each file is hashed about once per run. A group (a task with
-// no commands) stands for its own prerequisites. In a dry run nothing runs, so a task whose
-// prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
+// no commands) stands for its own prerequisites, and is up to date when they all were. A task without
+// sources cannot say what it reads, so, as make does with a phony prerequisite, one of its
+// prerequisites that ran and declares no outputs makes it run. In a dry run nothing runs, so a task
+// whose prerequisite would run is reported as "prerequisite X runs first" rather than guessed.
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +24,8 @@ import OpsrunCore
 public struct TaskCheck: Sendable {
     public let task: IncrementalTaskSpec
     public let verdict: UpToDateVerdict
-    /// Source patterns without wildcards that name nothing now. Not an error; a caller may warn.
+    /// Source patterns without wildcards that name nothing now; the driver makes it an error unless
+    /// a task of the run declares the path as an output (`MissingSources`).
     public let missingSources: [String]
     /// The inputs as hashed at check time: what a success records.
     let input: TaskDefinitionInput
@@ -38,6 +41,9 @@ public final class IncrementalRun {
     /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
     private var isChecked: [Bool]
     private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
+    /// Which of `tasks` were found up to date; by name for tasks checked without an index.
+    private var wasUpToDate: [Bool]
+    private var upToDateNames: Set<String> = []
     /// `tasks` by name, made the first time a prerequisite is looked up (a no-op run of tasks
     /// without prerequisites never needs it).
     private var taskIndexByName: [String: Int]?
@@ -57,18 +63,26 @@ public final class IncrementalRun {
     private let keysAreRelativeToBase: Bool
     /// Stats taken before any command started; dropped at the first `willRun`.
     private var prefetch: StatPrefetch?
+    /// How this manifest's tasks are named in the state, apart from its directory's other manifests'.
+    private let recordNames: StateRecordNames
 
-    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`.
-    public convenience init(stateDirectory: String, force: Bool = false) {
-        self.init(stateDirectory: stateDirectory, force: force, prefetching: [])
+    /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`;
+    /// `recordNames` say which manifest of the directory the tasks are from.
+    public convenience init(stateDirectory: String, force: Bool = false, recordNames: StateRecordNames = .bare) {
+        self.init(stateDirectory: stateDirectory, force: force, prefetching: [], recordNames: recordNames)
     }
 
     /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
     /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
     /// until the first `willRun`.
-    /// `store`, when given, is the state already opened from `stateDirectory`.
-    package init(stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec], store opened: StateStore? = nil) {
+    /// `store`, when given, is the state already opened from `stateDirectory`; otherwise it is
+    /// opened here, and with `creatingState` (a run, not a plan) created and locked at once.
+    package init(
+        stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec],
+        recordNames: StateRecordNames = .bare, store opened: StateStore? = nil, creatingState: Bool = false
+    ) {
         self.force = force
+        self.recordNames = recordNames
         let suffix = "/" + StateDirectory.name
         if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
             let base = String(stateDirectory.dropLast(suffix.count))
@@ -98,8 +112,9 @@ public final class IncrementalRun {
         }
         self.tasks = tasks
         isChecked = Array(repeating: false, count: tasks.count)
+        wasUpToDate = Array(repeating: false, count: tasks.count)
         exports.reserveCapacity(tasks.count)
-        store = opened ?? StateStore(directory: stateDirectory)
+        store = opened ?? StateStore(directory: stateDirectory, creating: creatingState)
         hasher = FileHasher(persisted: store)
         keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
             && baseDirectory?.utf8.last != UInt8(ascii: "/")
@@ -121,25 +136,36 @@ public final class IncrementalRun {
     }
 
     /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
-    package func check(_ task: IncrementalTaskSpec, index: Int?) -> TaskCheck {
+    /// `prerequisiteIndices`: the task's prerequisites as indices in those tasks, when the caller
+    /// has them: a group then learns how they ended without a lookup by name (a no-op run's
+    /// top group may have 10,000).
+    package func check(_ task: IncrementalTaskSpec, index: Int?, prerequisiteIndices: [Int]? = nil) -> TaskCheck {
         if let index { isChecked[index] = true } else { checkedSpecs[task.name] = task }
         // Consumed in the order the prefetch took them: literal outputs, then literal sources.
         var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
         let outputs = outputStates(of: task, known: &known)
         var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
         var missing: [String] = []
-        var waitingFor: String?
+        var prerequisites: [String] = []
         if !task.sources.isEmpty {
             (input.sources, missing) = sources(of: task, known: &known)
-            let prerequisites = effectivePrerequisites(of: task)
-            waitingFor = prerequisites.first { pending.contains($0) }
+        }
+        if isRecorded(task) {
+            prerequisites = effectivePrerequisites(of: task)
             input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entry(for: task.name), force: force, parts: fingerprintParts)
-        if verdict.isUpToDate, let waitingFor { verdict = .mustRun(.prerequisiteRunsFirst(waitingFor)) }
+            entry: store.entry(for: recordNames.key(of: task.name)), force: force, parts: fingerprintParts)
         if verdict.isUpToDate {
+            verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
+        } else if task.commands.isEmpty, !force, !isRecorded(task) {
+            verdict = groupVerdict(of: task, prerequisiteIndices: prerequisiteIndices)
+        }
+        // Some digests are of nothing: decide nothing on them.
+        if hasher.wasStopped { verdict = .mustRun(.interrupted) }
+        if verdict.isUpToDate {
+            if let index { wasUpToDate[index] = true } else { upToDateNames.insert(task.name) }
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
         } else {
             pending.insert(task.name)
@@ -154,7 +180,7 @@ public final class IncrementalRun {
         prefetch?.cancel()
         prefetch = nil
         pending.insert(check.task.name)
-        do { try store.recordStarted(check.task.name) } catch { return error }
+        do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
         return nil
     }
 
@@ -166,14 +192,26 @@ public final class IncrementalRun {
             state.digest.map { FileDigest(path: state.path, digest: $0) }
         }
         exports[name] = outputs
-        guard !check.task.sources.isEmpty else { return nil }
+        // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
+        guard isRecorded(check.task), !hasher.wasStopped else { return nil }
         do {
             try store.recordSucceeded(
-                name, TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
+                recordNames.key(of: name), TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
                 statEntries: hasher.takeNewEntries())
         } catch { return error }
         return nil
     }
+
+    /// Asked before each file is read and between chunks of a large one: `true` when a signal
+    /// waits, so that hashing gives way to it. Checks then say `.interrupted`.
+    public var shouldStop: (() -> Bool)? {
+        get { hasher.shouldStop }
+        set { hasher.shouldStop = newValue }
+    }
+
+    /// The run was interrupted: no file is read from now on, no success is recorded, and checks
+    /// say `.interrupted`.
+    public func stopReading() { hasher.stop() }
 
     /// The task failed (or was interrupted): nothing is recorded, and its dependents that still run
     /// (`allow_failure`) see its outputs as they are on disk.
@@ -190,6 +228,45 @@ public final class IncrementalRun {
             return error
         }
         return store.close()
+    }
+
+    // MARK: - Prerequisites
+
+    /// Whether a success of `task` is recorded: with neither sources nor outputs it always runs.
+    private func isRecorded(_ task: IncrementalTaskSpec) -> Bool {
+        !task.sources.isEmpty || !task.outputs.isEmpty
+    }
+
+    /// Why a task its record finds up to date runs after all, if it does: a prerequisite that runs
+    /// first (in a dry run), or, without sources, one that ran without declaring outputs.
+    private func prerequisiteVerdict(of task: IncrementalTaskSpec, prerequisites: [String]) -> UpToDateVerdict? {
+        if let waiting = prerequisites.first(where: { pending.contains($0) }) {
+            return .mustRun(.prerequisiteRunsFirst(waiting))
+        }
+        guard task.sources.isEmpty else { return nil }
+        let ran = prerequisites.first { name in
+            checkedSpec(named: name).map { $0.outputs.isEmpty && !upToDate(name) } ?? false
+        }
+        return ran.map { .mustRun(.prerequisiteRanWithoutOutputs($0)) }
+    }
+
+    /// A group with neither sources nor outputs: up to date when all its prerequisites were.
+    private func groupVerdict(of task: IncrementalTaskSpec, prerequisiteIndices: [Int]?) -> UpToDateVerdict {
+        if let prerequisiteIndices {
+            let ran = prerequisiteIndices.first { !(isChecked[$0] && wasUpToDate[$0]) }
+            return ran.map { .mustRun(.prerequisiteRan(tasks[$0].name)) } ?? .upToDate(.prerequisitesUpToDate)
+        }
+        if let waiting = task.prerequisites.first(where: { pending.contains($0) }) {
+            return .mustRun(.prerequisiteRunsFirst(waiting))
+        }
+        if let ran = task.prerequisites.first(where: { !upToDate($0) }) { return .mustRun(.prerequisiteRan(ran)) }
+        return .upToDate(.prerequisitesUpToDate)
+    }
+
+    /// Whether the task named was checked and found up to date in this run.
+    private func upToDate(_ name: String) -> Bool {
+        if let index = index(named: name), isChecked[index] { return wasUpToDate[index] }
+        return upToDateNames.contains(name)
     }
 
     // MARK: - Gathering
@@ -249,11 +326,15 @@ public final class IncrementalRun {
     }
 
     private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
+        if let index = index(named: name), isChecked[index] { return tasks[index] }
+        return checkedSpecs[name]
+    }
+
+    private func index(named name: String) -> Int? {
         if taskIndexByName == nil {
             taskIndexByName = Dictionary(tasks.indices.map { (tasks[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        if let index = taskIndexByName?[name], isChecked[index] { return tasks[index] }
-        return checkedSpecs[name]
+        return taskIndexByName?[name]
     }
 
     /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.

@@ -1,9 +1,11 @@
 // The up-to-date decision is a pure function of values the caller gathered (current inputs, current
 // outputs, the stored entry), so every reason is unit-tested without touching a disk, and the order in
 // which reasons are looked for is written once, here:
-//   forced; then, for a task without sources, only its outputs' existence; otherwise no record, an
-//   unfinished last run, a missing output, commands, environment, directory, each source by path,
-//   each prerequisite by name, and last an output whose bytes are not those the record describes.
+//   forced; for a task without sources, no outputs at all (it always runs) or a missing one; then no
+//   record, an unfinished last run, a missing output (a glob's match gone since included), commands,
+//   environment, directory, each source by path, each prerequisite by name, and last an output whose
+//   bytes are not those the record describes (only for a task with sources: without them, outputs
+//   count by existence, as make's file targets do, so a fetched file replaced by hand stays).
 // The first reason found is the one `--explain` prints, so the most telling comes first.
 
 /// Why a task runs, in the words `--explain` prints.
@@ -25,8 +27,14 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case prerequisiteRemoved(String)
     /// Only in a dry run: the prerequisite would run first, so what it writes is not known yet.
     case prerequisiteRunsFirst(String)
+    /// A task without sources: the prerequisite ran in this run, and what it wrote is unknown.
+    case prerequisiteRanWithoutOutputs(String)
+    /// A group: one of its prerequisites ran.
+    case prerequisiteRan(String)
     /// The fingerprint differs although no part does: the fingerprint's own format changed.
     case definitionChanged
+    /// A termination signal arrived while its files were read: nothing is known, nothing starts.
+    case interrupted
 
     public var description: String {
         switch self {
@@ -46,7 +54,10 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .prerequisiteAdded(let task): "prerequisite \(task) added"
         case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
         case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
+        case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
+        case .prerequisiteRan(let task): "prerequisite \(task) ran"
         case .definitionChanged: "its definition changed"
+        case .interrupted: "interrupted while its files were read"
         }
     }
 }
@@ -55,13 +66,13 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
 public enum UpToDateReason: Hashable, Sendable, CustomStringConvertible {
     /// Nothing that defines it changed since its last successful run, and its outputs are as it left them.
     case unchanged
-    /// It has no sources, and every output it declares exists.
-    case allOutputsExist
+    /// A group whose prerequisites were all up to date.
+    case prerequisitesUpToDate
 
     public var description: String {
         switch self {
         case .unchanged: "up to date"
-        case .allOutputsExist: "up to date: all outputs exist"
+        case .prerequisitesUpToDate: "up to date: so are its prerequisites"
         }
     }
 }
@@ -118,14 +129,14 @@ public enum UpToDateCheck {
         if !declaresSources {
             if outputs.isEmpty { return .mustRun(.hasNoSources) }
             if let missing { return .mustRun(.outputMissing(missing.path)) }
-            return .upToDate(.allOutputsExist)
         }
         guard let entry else { return .mustRun(.noRecord) }
         guard case .succeeded(let record) = entry else { return .mustRun(.lastRunDidNotSucceed) }
         if let missing { return .mustRun(.outputMissing(missing.path)) }
+        if let gone = firstGone(recorded: record.outputs, current: outputs) { return .mustRun(.outputMissing(gone)) }
 
         let canonical = input.canonical
-        let changedOutput = outputs.first { output in
+        let changedOutput = !declaresSources ? nil : outputs.first { output in
             record.outputs.first { $0.path == output.path }?.digest != output.digest
         }
         if changedOutput == nil, Fingerprint.matches(canonical, record: record, parts: parts) {
@@ -145,6 +156,18 @@ public enum UpToDateCheck {
         }
         if let changedOutput { return .mustRun(.outputChanged(changedOutput.path)) }
         return .mustRun(.definitionChanged)
+    }
+
+    /// The first output the record lists that the outputs now do not (a file an `outputs` glob
+    /// matched, deleted since). Both are short, and a task found up to date has every one of them.
+    private static func firstGone(recorded: [FileDigest], current: [OutputState]) -> String? {
+        // The common case, every recorded output in the same place now: nothing is gone.
+        if recorded.count <= current.count {
+            var index = 0
+            while index < recorded.count, recorded[index].path == current[index].path { index += 1 }
+            if index == recorded.count { return nil }
+        }
+        return recorded.first { file in !current.contains { $0.path == file.path } }?.path
     }
 
     /// The first source, in path order, that changed, appeared or disappeared.

@@ -16,7 +16,7 @@ extension RunSession {
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
         let gate = upToDateGate(
-            recording: true,
+            recording: true, stopsOnSignal: true,
             explain: invocation.explain ? { printer.note($0) } : nil,
             warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
         let runner = ProcessRunner(
@@ -45,11 +45,14 @@ extension RunSession {
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
     /// `sources` or `outputs`; at most once per session.
     func upToDateGate(
-        recording: Bool, explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+        recording: Bool, stopsOnSignal: Bool = false, explain: ((String) -> Void)?,
+        warn: @escaping (Diagnostic) -> Void
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
+        let (tasks, selection) = (project.graph.tasks, selection)
         return UpToDateGate(
-            run: incremental.run, tasks: incremental.tasks,
-            recording: recording, explain: explain, warn: warn)
+            run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
+            recording: recording, stopsOnSignal: stopsOnSignal, explain: explain, warn: warn,
+            locateSource: { task, source in tasks[selection[task]].sources[source].location })
     }
 }

@@ -36,7 +36,7 @@ public struct RunSession {
             buildsEnvironments: invocation.action != .dryRun)
         incremental = Self.openIncremental(
             project: project, selection: selection, builder: operationBuilder, force: invocation.force,
-            preloaded: preloadedState)
+            preloaded: preloadedState, runs: invocation.action == .run)
         let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
@@ -57,7 +57,8 @@ public struct RunSession {
     }
 
     private static func openIncremental(
-        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?
+        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?,
+        runs: Bool
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
         // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
@@ -76,7 +77,8 @@ public struct RunSession {
         // Given the tasks, it stats their files while it reads the state (unless it is read already).
         let run = IncrementalRun(
             stateDirectory: directory, force: force, prefetching: specs,
-            store: store)
+            recordNames: StateRecordNames(manifestPath: project.source.path), store: store,
+            creatingState: runs)
         return (run, specs)
     }
 

@@ -1,27 +1,38 @@
 import OpsrunCore
 import OpsrunEngine
 import OpsrunIncremental
+import OpsrunProcess
 /// Adapts the up-to-date bookkeeping (`IncrementalRun`) to the engine's `UpToDateChecking`:
 /// operation indices in, checks and records out, and `--explain` reasons to the printer.
 final class UpToDateGate: UpToDateChecking {
     private let run: IncrementalRun
     private let tasks: [IncrementalTaskSpec]
+    /// Each task's prerequisites, as indices in `tasks`.
+    private let prerequisites: [[Int]]
     /// The checks of tasks that must run, for `willRun` and `didEnd` (up-to-date ones need none).
     private var checks: [TaskCheck?]
     /// Whether a real run follows the checks (a dry run only asks).
     private let recording: Bool
     private let explain: ((String) -> Void)?
     private let warn: (Diagnostic) -> Void
+    private var missingSources: MissingSources
     private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
     var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
 
+    /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
+    /// takes them from a signalfd, so that the engine is sure to hear of them).
+    /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written.
     init(
-        run: IncrementalRun, tasks: [IncrementalTaskSpec], recording: Bool,
-        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void
+        run: IncrementalRun, tasks: [IncrementalTaskSpec], prerequisites: [[Int]], recording: Bool, stopsOnSignal: Bool,
+        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void,
+        locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil }
     ) {
+        missingSources = MissingSources(tasks: tasks, locate: locateSource)
         self.run = run
+        if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
+        self.prerequisites = prerequisites
         self.recording = recording
         self.explain = explain
         self.warn = warn
@@ -30,19 +41,30 @@ final class UpToDateGate: UpToDateChecking {
         for diagnostic in run.diagnostics { warn(diagnostic) }
     }
 
-    func isUpToDate(_ index: Int) -> Bool {
-        let check = run.check(tasks[index], index: index)
+    func decide(_ index: Int) -> UpToDateDecision {
+        let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+        if case .mustRun(.interrupted) = check.verdict { return .interrupted }
+        if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
+            warn(missing.error)
+            // A plan says so and goes on: nothing runs, and what it shows is still true.
+            if recording {
+                run.failed(check)
+                return .cannotRun("source '\(missing.source)' does not exist")
+            }
+        }
         if check.verdict.isUpToDate {
             foundUpToDate[index] = true
-            return true
+            return .upToDate
         }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if let explain, !tasks[index].commands.isEmpty {
             explain("\(tasks[index].name) runs: \(check.verdict)")
         }
-        return false
+        return .mustRun
     }
+
+    func runInterrupted() { run.stopReading() }
 
     func willRun(_ index: Int) {
         guard recording, let check = checks[index] else { return }

@@ -31,4 +31,25 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("build/app.tgz").path))
         #expect(run.stdout.hasSuffix("7 succeeded\n"))
     }
+
+    /// Issue 13: editing a source of the pipeline used to leave the archive as it was.
+    @Test func pipelineRepackagesAfterASourceEdit() throws {
+        let copy = try copy("pipeline")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        #expect(try OpsrunBinary.run([], in: copy).status == 0)
+        let main = copy.appendingPathComponent("src/main.txt")
+        try (String(contentsOf: main, encoding: .utf8) + "edited line\n").write(to: main, atomically: false, encoding: .utf8)
+        let rerun = try OpsrunBinary.run(["--explain"], in: copy)
+        #expect(rerun.status == 0)
+        #expect(rerun.stdout.contains("package runs: prerequisite "))
+        let listing = Process()
+        listing.executableURL = URL(fileURLWithPath: "/bin/tar")
+        listing.arguments = ["-xzOf", copy.appendingPathComponent("build/app.tgz").path, "app.txt"]
+        let pipe = Pipe()
+        listing.standardOutput = pipe
+        try listing.run()
+        let archived = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        listing.waitUntilExit()
+        #expect(archived.hasSuffix("edited line\n"))
+    }
 }

@@ -127,6 +127,55 @@ import Testing
         #expect(try String(contentsOfFile: plain.path("log"), encoding: .utf8) == "always\nmade\nalways\n")
     }
 
+    /// SPEC §5: a task without sources is up to date only while its prerequisites' outputs are
+    /// what they were at its last successful run.
+    @Test func prerequisiteWithNewOutputsRerunsDependentWithoutSources() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              gen: { sources: [in.txt], outputs: [gen.txt], run: cp in.txt gen.txt }
+              pack: { deps: [gen], outputs: [pack.txt], run: cp gen.txt pack.txt }
+            """, files: ["in.txt": "one\n"])
+        #expect(try project.run("pack").status == 0)
+        try "two\n".write(toFile: project.path("in.txt"), atomically: false, encoding: .utf8)
+        let second = try project.run("pack", "--explain")
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("pack runs: prerequisite gen wrote different outputs\n"))
+        #expect(try String(contentsOfFile: project.path("pack.txt"), encoding: .utf8) == "two\n")
+        #expect(try project.run("pack").stdout == "0 succeeded, 2 up to date\n")
+    }
+
+    /// A file an `outputs` glob matched at the last run, deleted since, makes its task run again.
+    @Test func aDeletedFileOfAnOutputsGlobRerunsItsTask() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              split:
+                sources: [in.txt]
+                outputs: ["parts/*.txt"]
+                run: mkdir -p parts && echo a > parts/a.txt && echo b > parts/b.txt
+              stamp: { outputs: ["stamps/*"], run: mkdir -p stamps && touch stamps/x stamps/y }
+            """, files: ["in.txt": "in\n"])
+        #expect(try project.run("split", "stamp").status == 0)
+        try FileManager.default.removeItem(atPath: project.path("parts/b.txt"))
+        try FileManager.default.removeItem(atPath: project.path("stamps/y"))
+        let result = try project.run("split", "stamp", "--explain")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("split runs: output parts/b.txt missing\n"))
+        #expect(result.stdout.contains("stamp runs: output stamps/y missing\n"))
+        #expect(FileManager.default.fileExists(atPath: project.path("parts/b.txt")))
+        #expect(FileManager.default.fileExists(atPath: project.path("stamps/y")))
+    }
+
+    /// A group runs nothing: when its prerequisites are all up to date, so is it.
+    @Test func aNoOpRunCountsGroupsAsUpToDate() throws {
+        #expect(try project.run("-j", "1").status == 0)
+        let grouped = Self.manifest.replacingOccurrences(of: "default: link", with: "default: all")
+            + "\n  all: { deps: [link] }\n"
+        try grouped.write(toFile: project.path("Tasksfile.yaml"), atomically: true, encoding: .utf8)
+        #expect(try project.run().stdout == "0 succeeded, 4 up to date\n")
+        try write("docs.md", "# Docs, edited\n")
+        #expect(try project.run().stdout.hasSuffix("3 succeeded, 1 up to date\n"))
+    }
+
     /// Kills opsrun with SIGKILL at varied moments, changes an input, and checks that the next run
     /// never skips a task whose inputs changed.
     @Test func killedRunsNeverLeaveATaskLookingUpToDate() throws {

@@ -51,6 +51,11 @@ public final class FileHasher {
 
     /// How many times file content was read: tests prove the cache spares reads with it.
     var contentReads = 0
+    /// Asked before each file is read and between its chunks (a source can be gigabytes): `true`
+    /// abandons the read, and every one after it (see `stop`).
+    var shouldStop: (() -> Bool)?
+    /// A read was abandoned: digests taken since are of nothing, so nothing must be recorded.
+    private(set) var wasStopped = false
 
     /// - Parameters:
     ///   - persisted: the state whose stat cache entries are trusted as a starting point.
@@ -126,6 +131,15 @@ public final class FileHasher {
         return digest
     }
 
+    /// Abandons every read from now on: such a file gets a digest that matches nothing, remembered
+    /// nowhere, as a file that cannot be read does.
+    func stop() { wasStopped = true }
+
+    private func mustStop() -> Bool {
+        if !wasStopped, let shouldStop, shouldStop() { wasStopped = true }
+        return wasStopped
+    }
+
     /// The trusted entries learned since the last call, for `StateStore` to persist.
     public func takeNewEntries() -> [(path: String, entry: StatCacheEntry)] {
         defer { newEntries = [:] }
@@ -134,6 +148,7 @@ public final class FileHasher {
 
     /// Reads and hashes the file; the stat returned is the open file's, taken before reading.
     private func read(_ path: String, in directory: Int32) -> (FileStatus, ContentDigest)? {
+        if mustStop() { return nil }
         let descriptor = FileSystem.openFile(path, in: directory)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -141,6 +156,7 @@ public final class FileHasher {
         contentReads += 1
         var hasher = SHA256()
         while true {
+            if mustStop() { return nil }
             let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
             if count == 0 { break }
             if count < 0 {

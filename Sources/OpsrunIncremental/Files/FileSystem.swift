@@ -45,6 +45,12 @@ public struct FileStatus: Hashable, Sendable {
     }
 }
 
+/// Which file a path leads to, links followed: its device and inode.
+struct FileIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+}
+
 /// One name in a directory, with its type when the directory entry tells it.
 struct DirectoryEntry {
     var name: String
@@ -59,6 +65,13 @@ enum FileSystem {
         var raw = stat()
         let result = followingLinks ? stat(path, &raw) : lstat(path, &raw)
         return result == 0 ? FileStatus(raw) : nil
+    }
+
+    /// The device and inode `path` leads to (links followed); `nil` when nothing is there.
+    static func identity(of path: String) -> FileIdentity? {
+        var raw = stat()
+        guard stat(path, &raw) == 0 else { return nil }
+        return FileIdentity(device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino))
     }
 
     /// `stat` of `path` relative to an open directory (`openDirectory`), or of `path` itself when it

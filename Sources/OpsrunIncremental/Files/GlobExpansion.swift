@@ -1,18 +1,23 @@
 // Expanding a glob walks only the directories the pattern can reach, with an explicit work list
 // (no recursion, so a tree thousands of levels deep is fine) and a visited set of
 // (directory, pattern position) pairs, so `a/**/b/**/c` never walks a subtree twice for the same
-// position. `**` does not descend into symbolic links to directories (a link to `..` would loop
-// forever); a link named by a literal or single-segment wildcard is followed, since the pattern's
-// own length bounds that. Results are files, never directories, sorted by their UTF-8 bytes, so the
-// order — and every fingerprint built from it — is the same on every machine and in every locale.
+// position. Symbolic links to directories are followed, as the shell and Python's glob follow them
+// (`src/shared -> ../shared` makes `src/**/*.c` see `src/shared/y.c`). A link named by a literal or
+// a single-segment wildcard costs nothing special: the pattern's own length bounds that. Under `**`
+// a link could loop (`loop -> ..`) or multiply the walk, so linked directories are walked last, in
+// byte order, and only those whose directory (device and inode) was not walked yet at that pattern
+// position: a directory reachable without a link keeps its own path, a loop ends where it closes.
+// The identities cost one stat per directory walked, and only when such a link is met at all.
+// Results are files, never directories, sorted by their UTF-8 bytes, so the order — and every
+// fingerprint built from it — is the same on every machine and in every locale.
 
 /// The paths one pattern names.
 public struct GlobExpansion: Hashable, Sendable {
     /// Matching paths as the pattern writes them (relative to the base directory, or absolute),
     /// sorted by UTF-8 bytes, without duplicates.
     public var paths: [String]
-    /// The pattern has no wildcard and nothing is at the path it names. This is not an error: a
-    /// missing source simply is not part of the fingerprint until it appears.
+    /// The pattern has no wildcard and nothing is at the path it names (for a source, a run makes
+    /// that an error unless a task of the run declares the path as an output).
     public var isMissing: Bool
 
     public init(paths: [String], isMissing: Bool = false) {
@@ -52,8 +57,31 @@ extension GlobPattern {
             if visited.insert(position).inserted { work.append(position) }
         }
 
+        // Directories reached through a link under `**`, walked once the rest is done; then the
+        // `**` positions walked, by directory identity (`nil` until a link is met).
+        var linked: [Position] = []
+        var walked: Set<WalkedDirectory>?
+        func isFirstWalk(of prefix: String, at index: Int) -> Bool {
+            guard let identity = FileSystem.identity(of: prefix.isEmpty ? root : absolute(prefix)) else { return false }
+            return walked!.insert(WalkedDirectory(identity: identity, index: index)).inserted
+        }
+
         push(isAbsolute ? "/" : "", 0)
-        while let position = work.popLast() {
+        while true {
+            if work.isEmpty, !linked.isEmpty {
+                if walked == nil {
+                    walked = []
+                    for position in visited where segments[position.index] == .anyDirectories {
+                        _ = isFirstWalk(of: position.prefix, at: position.index)
+                    }
+                }
+                // Popped from the end: the smallest path first, so which one of several links to
+                // one directory is walked does not depend on the order a directory lists them.
+                work = linked.sorted { $0.prefix.utf8.lexicographicallyPrecedes($1.prefix.utf8) }.reversed()
+                linked = []
+                for position in work { visited.insert(position) }
+            }
+            guard let position = work.popLast() else { break }
             let prefix = position.prefix
             let isLast = position.index == segments.count - 1
             switch segments[position.index] {
@@ -79,12 +107,18 @@ extension GlobPattern {
                     }
                 }
             case .anyDirectories:
+                if walked != nil, !isFirstWalk(of: prefix, at: position.index) { continue }
                 push(prefix, position.index + 1)
                 for entry in list(prefix)
                 where !entry.name.hasPrefix(".") && !Self.alwaysSkipped.contains(entry.name) {
-                    // Do not follow a link here: `**` through `loop -> ..` would never end.
-                    let kind = entry.kind ?? FileSystem.status(absolute(prefix + entry.name), followingLinks: false)?.kind
-                    if kind == .directory { push(prefix + entry.name + "/", position.index) }
+                    let path = prefix + entry.name
+                    let kind = entry.kind ?? FileSystem.status(absolute(path), followingLinks: false)?.kind
+                    if kind == .directory {
+                        push(path + "/", position.index)
+                    } else if kind == .symbolicLink, FileSystem.status(absolute(path))?.kind == .directory {
+                        // Not marked visited yet: the first identities taken must not include it.
+                        linked.append(Position(prefix: path + "/", index: position.index))
+                    }
                 }
             }
         }
@@ -118,6 +152,12 @@ extension GlobPattern {
     /// A directory reached (as its display prefix, ending in `/` or empty) at a pattern position.
     private struct Position: Hashable {
         var prefix: String
+        var index: Int
+    }
+
+    /// A directory walked at a `**` position, by what it is rather than by the path that reached it.
+    private struct WalkedDirectory: Hashable {
+        var identity: FileIdentity
         var index: Int
     }
 }

@@ -21,7 +21,10 @@
 // entry is decoded only when asked for (`entry(for:)`, `statEntry(at:)`), so a run pays for what it
 // looks at, not for the whole history of the project.
 // A lock file keeps two opsrun processes from interleaving writes; the second one neither trusts nor
-// records state (everything it is asked about runs), with a warning.
+// records state (everything it is asked about runs), with a warning. A run (not a plan) creates
+// `.opsrun/` when it opens the state and takes the lock at once: otherwise the first run of a
+// project held no lock until its first task ended, and a second one started meanwhile ran beside
+// it with no warning.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -66,13 +69,16 @@ public final class StateStore {
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
-    /// Nothing is created until the first record is written.
-    /// - Parameter compactionMinimumBytes: events after the snapshot below this size are never compacted.
-    public init(directory: String, compactionMinimumBytes: Int = 1 << 16) {
+    /// - Parameters:
+    ///   - compactionMinimumBytes: events after the snapshot below this size are never compacted.
+    ///   - creating: make `directory` if it is not there, and lock it now (a run); otherwise (a
+    ///     plan, a tool) nothing is created until the first record is written.
+    public init(directory: String, compactionMinimumBytes: Int = 1 << 16, creating: Bool = false) {
         self.directory = directory
         self.keys = StatePathKeys(stateDirectory: directory)
         self.compactionMinimumBytes = compactionMinimumBytes
-        if FileSystem.status(directory)?.kind == .directory, !lock() { return }
+        let isThere = creating ? StateDirectory.make(directory) : FileSystem.status(directory)?.kind == .directory
+        if isThere, !lock() { return }
         load()
     }
 

@@ -8,7 +8,7 @@ import OpsrunEngine
 ///   cancelled  package   prerequisite 'link' was cancelled (compile)
 /// NOT RUN  docs      the run stopped after 'compile' failed (use -k to keep going)
 /// ```
-/// - The counts line always says how many succeeded (groups included); the other counts appear only
+/// - The counts line always says how many succeeded (groups included; a group whose prerequisites were all up to date is up to date); the other counts appear only
 ///   when not zero, in this order: failed, failed (allowed), cancelled, not run, up to date.
 /// - Then, in this order: allowed failures (`WARNING`), each failure (`FAILED`, in manifest order)
 ///   with the tree of tasks it cancelled, tasks that did not start because the run stopped

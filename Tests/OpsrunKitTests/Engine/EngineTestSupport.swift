@@ -52,7 +52,7 @@ struct EngineRun {
 
 func runEngine(
     _ operations: [TestOperation], jobs: Int = 1, queueBounds: [Int] = [], keepGoing: Bool = false,
-    runner: CommandRunner
+    runner: CommandRunner, upToDate: UpToDateChecking? = nil
 ) -> EngineRun {
     let specs = makeSpecs(operations)
     let recorder = EventRecorder()
@@ -60,6 +60,29 @@ func runEngine(
         specs: specs,
         configuration: EngineConfiguration(
             maxConcurrentOperationCount: jobs, queueBounds: queueBounds, keepGoing: keepGoing),
-        runner: runner, observer: recorder)
+        runner: runner, observer: recorder, upToDate: upToDate)
     return EngineRun(report: engine.run(), recorder: recorder, specs: specs)
+}
+
+/// An up-to-date checker that answers by name from a script (`.mustRun` for names not in it), and
+/// remembers what it was asked and told.
+final class ScriptedChecker: UpToDateChecking {
+    let specs: [OperationSpec]
+    let decisions: [String: UpToDateDecision]
+    private(set) var decided: [String] = []
+    private(set) var interruptions = 0
+
+    init(_ operations: [TestOperation], decisions: [String: UpToDateDecision]) {
+        specs = makeSpecs(operations)
+        self.decisions = decisions
+    }
+
+    func decide(_ index: Int) -> UpToDateDecision {
+        decided.append(specs[index].name)
+        return decisions[specs[index].name] ?? .mustRun
+    }
+
+    func willRun(_ index: Int) {}
+    func didEnd(_ index: Int, succeeded: Bool) {}
+    func runInterrupted() { interruptions += 1 }
 }

@@ -121,6 +121,22 @@ import Testing
         #expect(run.report.exitCode == .success)
     }
 
+    /// A task the checker says cannot run (a source it names is missing) fails as one whose command
+    /// could not be spawned; allowed to fail, it lets its dependents run.
+    @Test func aTaskThatCannotRunFailsWithoutStarting() {
+        let operations = [op("a"), op("b", ["a"]), op("c", ["b"]), op("d", allowFailure: true), op("e", ["d"])]
+        let runner = FakeRunner()
+        let checker = ScriptedChecker(operations, decisions: ["b": .cannotRun("source 'x.h' does not exist"), "d": .cannotRun("no")])
+        let run = runEngine(operations, keepGoing: true, runner: runner, upToDate: checker)
+        #expect(runner.startOrder == ["a", "e"])
+        #expect(run.state("b") == .finished(.failed))
+        #expect(run.report.operations[run.index("b")].lastResult?.spawnFailure == "source 'x.h' does not exist")
+        #expect(run.state("c") == .cancelled(.prerequisiteFailed(prerequisite: run.index("b"))))
+        #expect(run.state("d") == .finished(.failedAllowed))
+        #expect(run.state("e") == .finished(.succeeded))
+        #expect(run.report.exitCode == .failure)
+    }
+
     @Test func exitCodesLiveInOneTable() {
         #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 129, 130, 131, 143])
         #expect(ExitCode.interrupted(by: SignalNumber.hangUp) == .hungUp)

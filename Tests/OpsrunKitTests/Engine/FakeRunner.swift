@@ -63,10 +63,10 @@ final class FakeRunner: CommandRunner {
     }
 
     func waitForEvents() -> [RunnerEvent] {
-        precondition(!running.isEmpty, "waitForEvents() with nothing running")
+        precondition(!running.isEmpty || !signals.isEmpty, "waitForEvents() with nothing running or coming")
         var events = immediateEvents
         immediateEvents.removeAll()
-        let nextEnd = running.map(\.endTick).min()!
+        let nextEnd = running.map(\.endTick).min() ?? .max
         if let signal = signals.first, signal.tick <= nextEnd {
             signals.removeFirst()
             now = max(now, signal.tick)

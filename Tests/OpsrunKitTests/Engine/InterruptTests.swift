@@ -66,4 +66,20 @@ import Testing
         #expect(run.state("later") == .cancelled(.runStopped(after: 0)))
         #expect(run.report.exitCode == .interrupted)
     }
+
+    /// Nothing starts after the decision that saw the signal coming: the engine takes the signal
+    /// from the runner first, even with nothing executing.
+    @Test func aSignalSeenWhileDecidingStartsNothingMore() {
+        let operations = [op("a"), op("b", ["a"]), op("c", ["b"]), op("d", ["a"])]
+        let runner = FakeRunner()
+        runner.signals = [(tick: 7, signal: SignalNumber.interrupt)]
+        let checker = ScriptedChecker(operations, decisions: ["b": .interrupted])
+        let run = runEngine(operations, runner: runner, upToDate: checker)
+        #expect(runner.startOrder == ["a"])
+        #expect(checker.decided == ["a", "b"])
+        #expect(checker.interruptions == 1)
+        #expect(run.state("a") == .finished(.succeeded))
+        for name in ["b", "c", "d"] { #expect(run.state(name) == .cancelled(.interrupted(signal: 2))) }
+        #expect(run.report.exitCode == .interrupted)
+    }
 }

@@ -24,6 +24,27 @@ import Testing
         #expect(FileHasher().digest(ofFileAt: scratch.absolute("big")) == ContentDigest.of(bytes))
     }
 
+    /// A signal while a large file is read: the read stops between chunks, and the file's digest
+    /// matches nothing and is remembered nowhere; so does every file read after.
+    @Test func aReadAskedToStopGivesWayBetweenChunks() {
+        let scratch = ScratchDirectory()
+        let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        scratch.writeBytes("big", bytes)
+        scratch.write("small", "s")
+        let hasher = FileHasher(now: Self.later)
+        var asked = 0
+        hasher.shouldStop = {
+            asked += 1
+            return asked > 2
+        }
+        let stopped = hasher.digest(ofFileAt: scratch.absolute("big"))
+        #expect(stopped != nil && stopped != ContentDigest.of(bytes))
+        #expect(hasher.wasStopped)
+        #expect(asked == 3)
+        #expect(hasher.digest(ofFileAt: scratch.absolute("small")) != ContentDigest.of("s"))
+        #expect(hasher.entries.isEmpty && hasher.takeNewEntries().isEmpty)
+    }
+
     @Test func missingIsNilAndADirectoryIsOnlyThere() {
         let scratch = ScratchDirectory()
         scratch.makeDirectory("dir")

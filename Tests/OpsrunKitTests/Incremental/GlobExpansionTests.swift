@@ -19,7 +19,7 @@ import Testing
         GlobPattern(pattern).expand(in: scratch.path).paths
     }
 
-    @Test func doubleStarWalksSubdirectoriesButNotHiddenOnesNorLinks() {
+    @Test func doubleStarWalksSubdirectoriesButNotHiddenOnesNorALinkBackUp() {
         let scratch = Self.project()
         #expect(expand("src/**/*.c", in: scratch) == ["src/a.c", "src/sub/c.c", "src/sub/deep/d.c"])
         #expect(expand("**/*.c", in: scratch) == ["src/a.c", "src/sub/c.c", "src/sub/deep/d.c", "top.c"])
@@ -46,6 +46,48 @@ import Testing
         #expect(expand("src/loop/*.c", in: scratch) == ["src/loop/a.c"])
         #expect(expand("src/*/a.c", in: scratch) == ["src/loop/a.c"])
         #expect(expand("src/*/*/c.c", in: scratch) == ["src/loop/sub/c.c"])
+    }
+
+    /// As the shell and Python's glob do: `src/shared -> ../shared` puts shared's files under src.
+    @Test func doubleStarFollowsALinkToADirectory() {
+        let scratch = ScratchDirectory()
+        scratch.write("src/x.c", "")
+        scratch.write("shared/y.c", "")
+        scratch.write("shared/deep/z.c", "")
+        scratch.link("src/shared", to: "../shared")
+        #expect(expand("src/**/*.c", in: scratch) == ["src/shared/deep/z.c", "src/shared/y.c", "src/x.c"])
+        #expect(expand("src/**", in: scratch) == ["src/shared/deep/z.c", "src/shared/y.c", "src/x.c"])
+        // Reachable without the link, a directory keeps its own path and is walked once.
+        #expect(expand("**/*.c", in: scratch) == ["shared/deep/z.c", "shared/y.c", "src/x.c"])
+    }
+
+    /// Several links to one directory: the smallest path walks it, whatever order the directory
+    /// lists them in.
+    @Test func severalLinksToOneDirectoryWalkItOnce() {
+        let scratch = ScratchDirectory()
+        scratch.write("lib/a.c", "")
+        scratch.makeDirectory("src")
+        for name in ["src/z", "src/m", "src/b"] { scratch.link(name, to: "../lib") }
+        #expect(expand("src/**/*.c", in: scratch) == ["src/b/a.c"])
+    }
+
+    /// Links up the tree and across it end where they close, and links that fan out do not
+    /// multiply the walk: 20 levels of two links each would be a million paths.
+    @Test func linkLoopsAndFansEndWithoutHangingOrExploding() {
+        let scratch = ScratchDirectory()
+        scratch.write("a/x.c", "")
+        scratch.write("b/y.c", "")
+        scratch.link("a/up", to: "..")
+        scratch.link("a/to-b", to: "../b")
+        scratch.link("b/to-a", to: "../a")
+        // a/up/b is b again, walked already through a/to-b; a/up/a is a itself.
+        #expect(expand("a/**/*.c", in: scratch) == ["a/to-b/y.c", "a/x.c"])
+        for level in 0..<20 {
+            scratch.write("fan/\(level)/f.c", "")
+            scratch.link("fan/\(level)/l", to: "../\(level + 1)")
+            scratch.link("fan/\(level)/r", to: "../\(level + 1)")
+        }
+        #expect(expand("fan/0/**/*.c", in: scratch).count == 20)
     }
 
     @Test func aPatternWithoutWildcardsNamesOnePathOrIsMissing() {

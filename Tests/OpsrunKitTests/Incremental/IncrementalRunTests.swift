@@ -273,13 +273,13 @@ import Testing
             project.spec("package", sources: ["pkg.txt"], outputs: ["dist.tgz"], prerequisites: ["all"]),
         ]
         project.run()
-        #expect(project.run() == ["compile: up to date", "all: it has no sources", "package: up to date"])
+        #expect(project.run() == ["compile: up to date", "all: up to date: so are its prerequisites", "package: up to date"])
         project.scratch.write("src/a.c", "int a = 4;")
         project.objectContent = "object 4"
         #expect(project.run().last == "package: prerequisite compile wrote different outputs")
     }
 
-    @Test func withoutSourcesOutputsThatExistAreEnough() {
+    @Test func withoutSourcesOutputsThatExistAndAnUnchangedDefinitionAreEnough() {
         let project = Project()
         project.specs = [
             project.spec("fetch", outputs: ["src.tgz"]),
@@ -287,10 +287,33 @@ import Testing
             project.spec("unpack", sources: ["link.ld"], outputs: ["unpacked"], prerequisites: ["fetch"]),
         ]
         #expect(project.run() == ["fetch: output src.tgz missing", "lint: it has no sources", "unpack: no record of a previous run"])
-        #expect(project.run() == ["fetch: up to date: all outputs exist", "lint: it has no sources", "unpack: up to date"])
-        // A fetched file replaced by hand reaches the dependent through its content.
+        #expect(project.run() == ["fetch: up to date", "lint: it has no sources", "unpack: up to date"])
+        // A fetched file replaced by hand stays (outputs count by existence without sources), and
+        // reaches the dependent through its content.
         project.scratch.write("src.tgz", "another archive")
-        #expect(project.run().last == "unpack: prerequisite fetch wrote different outputs")
+        #expect(project.run() == ["fetch: up to date", "lint: it has no sources", "unpack: prerequisite fetch wrote different outputs"])
+        project.specs[0].commands = ["curl -o src.tgz https://example.org/v2.tgz"]
+        #expect(project.run().first == "fetch: command changed")
+    }
+
+    /// SPEC §5: a prerequisite that wrote different outputs reruns a dependent without sources, and
+    /// one that ran without declaring outputs (make's phony prerequisite) does too.
+    @Test func withoutSourcesPrerequisitesDecideAsMakeWould() {
+        let project = Project()
+        project.specs = [
+            project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
+            project.spec("test", prerequisites: ["compile"]),
+            project.spec("package", outputs: ["app.tgz"], prerequisites: ["compile"]),
+            project.spec("release", outputs: ["release.txt"], prerequisites: ["test"]),
+        ]
+        project.run()
+        #expect(project.run() == [
+            "compile: up to date", "test: it has no sources", "package: up to date",
+            "release: prerequisite test ran and declares no outputs",
+        ])
+        project.scratch.write("src/a.c", "int a = 5;")
+        project.objectContent = "object 5"
+        #expect(project.run()[2] == "package: prerequisite compile wrote different outputs")
     }
 
     @Test func aDirectoryNamedAsSourceStandsForTheFilesBeneath() {
@@ -313,6 +336,31 @@ import Testing
         #expect(project.run() == ["gen: up to date"])
         project.scratch.write("schema.json", "{}")
         #expect(project.run() == ["gen: source schema.json added"])
+    }
+
+    /// Two manifests of one directory share `.opsrun/` but not their records; `Tasksfile.yaml`'s
+    /// keep the bare task names they always had.
+    @Test func eachManifestOfADirectoryHasItsOwnRecords() {
+        let project = Project()
+        let spec = project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"])
+        func run(_ names: StateRecordNames) -> String {
+            let run = IncrementalRun(stateDirectory: project.stateDirectory, recordNames: names)
+            let check = run.check(spec)
+            if !check.verdict.isUpToDate {
+                #expect(run.willRun(check) == nil)
+                project.scratch.write("build/main.o", "object")
+                #expect(run.succeeded(check) == nil)
+            }
+            #expect(run.finish() == nil)
+            return check.verdict.description
+        }
+        let other = StateRecordNames(manifestPath: project.scratch.absolute("other.yaml"))
+        #expect(run(.bare) == "no record of a previous run")
+        #expect(run(other) == "no record of a previous run")
+        #expect(run(.bare) == "up to date")
+        #expect(run(other) == "up to date")
+        #expect(StateRecordNames(manifestPath: project.scratch.absolute("Tasksfile.yaml")) == .bare)
+        #expect(StateStore(directory: project.stateDirectory).allEntries().keys.sorted() == ["compile", "other.yaml/compile"])
     }
 
     @Test func aDamagedStateMakesEverythingRunWithOneWarning() {

@@ -58,16 +58,33 @@ import Testing
         #expect(verdict { $0.prerequisiteOutputs = [] } == "prerequisite compile removed")
     }
 
-    @Test func withoutSourcesOnlyOutputsDecide() {
+    @Test func withoutSourcesItsOutputsMustExistAndItsDefinitionBeUnchanged() {
         #expect(verdict(outputs: [], entry: nil, declaresSources: false) == "it has no sources")
         #expect(verdict(outputs: [], declaresSources: false) == "it has no sources")
-        #expect(verdict(entry: nil, declaresSources: false) == "up to date: all outputs exist")
-        // Its commands or a changed output do not matter: only existence.
-        #expect(verdict({ $0.commands = ["other"] }, outputs: [OutputState(path: "build/x", digest: .of("?"))],
-                        entry: nil, declaresSources: false) == "up to date: all outputs exist")
-        #expect(verdict(outputs: Self.outputs + [OutputState(path: "build/y", digest: nil)], declaresSources: false)
+        #expect(verdict(outputs: Self.outputs + [OutputState(path: "build/y", digest: nil)], entry: nil, declaresSources: false)
             == "output build/y missing")
+        #expect(verdict(entry: nil, declaresSources: false) == "no record of a previous run")
+        #expect(verdict(entry: .unfinished, declaresSources: false) == "its last run did not succeed")
+        #expect(verdict(declaresSources: false) == "up to date")
+        #expect(verdict({ $0.commands = ["other"] }, declaresSources: false) == "command changed")
+        #expect(verdict({ $0.environment = [] }, declaresSources: false) == "environment changed")
+        #expect(verdict({ $0.prerequisiteOutputs[0].outputs[0].digest = .of("o2") }, declaresSources: false)
+            == "prerequisite compile wrote different outputs")
+        // Its outputs count by existence, as make's file targets do: one replaced by hand stays.
+        #expect(verdict(outputs: [OutputState(path: "build/x", digest: .of("?"))], declaresSources: false) == "up to date")
         #expect(verdict(declaresSources: false, force: true) == "forced (-B)")
+    }
+
+    /// A file an `outputs` glob matched at the last run and deleted since.
+    @Test func aRecordedOutputThatIsGoneMakesTheTaskRun() {
+        let entry = TaskEntry.succeeded(TaskRecord(input: Self.input, outputs: [
+            FileDigest(path: "build/x", digest: .of("x")), FileDigest(path: "build/y", digest: .of("y")),
+        ]))
+        let both = Self.outputs + [OutputState(path: "build/y", digest: .of("y"))]
+        #expect(verdict(outputs: both, entry: entry) == "up to date")
+        #expect(verdict(outputs: both.reversed(), entry: entry) == "up to date")
+        #expect(verdict(outputs: Self.outputs, entry: entry) == "output build/y missing")
+        #expect(verdict(outputs: Self.outputs, entry: entry, declaresSources: false) == "output build/y missing")
     }
 
     @Test func theMostTellingReasonComesFirst() {

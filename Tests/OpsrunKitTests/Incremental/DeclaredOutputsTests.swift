@@ -1,0 +1,29 @@
+@testable import OpsrunKit
+import Testing
+@testable import OpsrunIncremental
+
+@Suite struct DeclaredOutputsTests {
+    @Test func aSourceIsDeclaredByALiteralOrAGlobOutputOfAnyTaskWhateverItsDirectory() {
+        let gen = IncrementalTaskSpec(name: "gen", commands: [], absoluteDirectory: "/p", outputs: ["gen/config.h", "./out//a.txt"])
+        let sub = IncrementalTaskSpec(name: "sub", commands: [], absoluteDirectory: "/p/sub", outputs: ["*.o", "/abs/**"])
+        let compile = IncrementalTaskSpec(name: "compile", commands: [], absoluteDirectory: "/p", sources: [])
+        let declared = DeclaredOutputs(of: [gen, sub, compile])
+        #expect(declared.contains(source: "gen/config.h", of: compile))
+        #expect(declared.contains(source: "./gen/config.h", of: compile))
+        #expect(declared.contains(source: "out/a.txt", of: compile))
+        #expect(declared.contains(source: "sub/main.o", of: compile))
+        #expect(declared.contains(source: "/abs/x/y", of: compile))
+        #expect(!declared.contains(source: "sub/deeper/main.o", of: compile))
+        #expect(!declared.contains(source: "gen/other.h", of: compile))
+    }
+
+    @Test func aNearNameBesideAMissingPathIsSuggested() {
+        let scratch = ScratchDirectory()
+        scratch.write("inc/config.h", "")
+        scratch.write("main.c", "")
+        #expect(GlobPattern.nearestExisting(to: "inc/cofnig.h", in: scratch.path) == "inc/config.h")
+        #expect(GlobPattern.nearestExisting(to: "mian.c", in: scratch.path) == "main.c")
+        #expect(GlobPattern.nearestExisting(to: "inc/unrelated.txt", in: scratch.path) == nil)
+        #expect(GlobPattern.nearestExisting(to: "nowhere/config.h", in: scratch.path) == nil)
+    }
+}
