@@ -12,12 +12,14 @@ package enum StateDirectory {
         manifestDirectory + "/" + name
     }
 
-    /// Creates `directory` if it is not there, with a `.gitignore` of `*`: opsrun's files stay out
-    /// of version control without touching the project's own `.gitignore`. `false` (with `errno`
-    /// set) when it is neither there nor made.
+    /// Creates `directory` if it is not there, and its `.gitignore` of `*` if that is not there (a
+    /// first attempt may have stopped between the two): opsrun's files stay out of version control
+    /// without touching the project's own `.gitignore`. `false` (with `errno` set) when the directory
+    /// is neither there nor made.
     package static func make(_ directory: String) -> Bool {
-        guard mkdir(directory, 0o755) == 0 else { return errno == EEXIST }
-        AtomicFile.write(Array("*\n".utf8), to: directory + "/.gitignore")
+        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { return false }
+        let ignore = directory + "/.gitignore"
+        if access(ignore, F_OK) != 0 { AtomicFile.write(Array("*\n".utf8), to: ignore) }
         return true
     }
 }
