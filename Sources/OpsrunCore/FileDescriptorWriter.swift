@@ -4,14 +4,11 @@
 
 /// Writes whole buffers to a file descriptor with `write(2)`, unbuffered and without Foundation.
 ///
-/// Printers are the only callers: nothing else in opsrun writes to the terminal.
+/// The executable makes the ones for standard output and error and hands them to the `Status`.
 public struct FileDescriptorWriter: Sendable {
     public let fileDescriptor: Int32
 
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
-
-    public static let standardOutput = FileDescriptorWriter(fileDescriptor: 1)
-    public static let standardError = FileDescriptorWriter(fileDescriptor: 2)
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(fileDescriptor) == 1 }

@@ -3,13 +3,13 @@ import OpsrunEngine
 import OpsrunPlan
 import OpsrunReport
 /// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
-/// print the plan, or run. Returns the exit code; writes only through printers' output.
+/// print the plan, or run. Returns the exit code; says everything through the `Status`.
 public enum Driver {
-    public static func run(_ invocation: Invocation, environment: [String: String] = ProcessEnvironment.current) -> ExitCode {
-        let out = FileDescriptorWriter.standardOutput
-        let err = FileDescriptorWriter.standardError
+    /// `environment`: opsrun's own environment, the base of every command's; `status`: the voice,
+    /// on the streams the executable owns.
+    public static func run(_ invocation: Invocation, environment: [String: String], status: Status) -> ExitCode {
         guard let start = startDirectory(invocation) else {
-            err.write("error: -C \(invocation.directory ?? ""): no such directory\n")
+            status.error("error: -C \(invocation.directory ?? ""): no such directory")
             return .usage
         }
 
@@ -24,21 +24,21 @@ public enum Driver {
             defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
-                out.write(try usageErrors { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
+                status.result(try usageErrors { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
                 return .success
             case .graph:
                 let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
                 // Written as it is made: the graph of a large manifest is never held whole.
-                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: out.write)
+                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: status.result)
                 return .success
             case .dryRun:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
                 defer { KeptUntilExit.keep(session) }
                 let text = try usageErrors { () throws(Diagnostic) in
-                    try session.planText(format: invocation.format) { err.write($0 + "\n") }
+                    try session.planText(format: invocation.format, status: status)
                 }
-                out.write(text)
+                status.result(text)
                 return .success
             case .run:
                 let session = try RunSession(
@@ -47,15 +47,15 @@ public enum Driver {
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in
-                    try ReportFiles(invocation.reportFiles, relativeTo: start, standardOutput: out)
+                    try ReportFiles(invocation.reportFiles, relativeTo: start, standardOutput: status.streams.standardOutput)
                 }
                 // A report on standard output comes alone there: what the run prints goes to
                 // standard error instead, so `--report - | jq` reads JSON only.
-                let shown = reports?.writesToStandardOutput == true ? err : out
-                return session.run(standardOutput: shown, standardError: err, environment: environment, reports: reports)
+                if reports?.writesToStandardOutput == true { status.giveStandardOutputToReport() }
+                return session.run(status: status, reports: reports)
             }
         } catch {
-            err.write(error.rendered + "\n")
+            status.error(error.rendered)
             return .usage
         }
     }

@@ -2,16 +2,16 @@ import OpsrunCore
 import OpsrunReport
 
 extension RunPrinter.Options {
-    /// The options an invocation asks for, in this environment, writing to `standardOutput`.
+    /// The options an invocation asks for, in this environment, with the run's output on a
+    /// terminal or not.
     public static func resolve(
-        _ invocation: Invocation, environment: [String: String],
-        standardOutput: FileDescriptorWriter
+        _ invocation: Invocation, environment: OutputEnvironment, isTerminal: Bool
     ) -> RunPrinter.Options {
-        let isTerminal = standardOutput.isTerminal
-        return RunPrinter.Options(
+        RunPrinter.Options(
             outputMode: invocation.outputMode, verbosity: invocation.verbosity,
             style: TerminalStyle.resolve(
                 invocation.color, environment: environment, isTerminal: isTerminal),
-            isTerminal: isTerminal, githubActions: environment["GITHUB_ACTIONS"] == "true")
+            isTerminal: isTerminal, githubActions: environment.githubActions,
+            temporaryDirectory: environment.temporaryDirectory)
     }
 }

@@ -5,20 +5,15 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    public func run(
-        standardOutput: FileDescriptorWriter, standardError: FileDescriptorWriter,
-        environment: [String: String], reports: ReportFiles? = nil
-    ) -> ExitCode {
+    public func run(status: Status, reports: ReportFiles? = nil) -> ExitCode {
         let clock = RunClock.now()
-        let options = RunPrinter.Options.resolve(invocation, environment: environment, standardOutput: standardOutput)
-        let printer = RunPrinter(specs: specs, options: options, standardOutput: standardOutput, standardError: standardError)
+        let options = RunPrinter.Options.resolve(
+            invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
+        let printer = status.startRun(specs: specs, options: options)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
-        let gate = upToDateGate(
-            recording: true, stopsOnSignal: true,
-            explain: invocation.explain ? { printer.note($0) } : nil,
-            warn: { printer.note($0.description, to: .standardError, evenWhenQuiet: true) })
+        let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
         let runner = ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
             childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
@@ -29,15 +24,14 @@ extension RunSession {
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
-        printer.finish()
-        standardOutput.write(SummaryPrinter.render(report, specs: specs, style: options.style))
+        status.runEnded(report, specs: specs, style: options.style)
         KeptUntilExit.keep(engine, gate as Any, printer, report)
         guard let reports, let recorder else { return report.exitCode }
         let finished = FinishedRun(
             report: report, specs: specs, recorder: recorder, clock: clock, endMonotonic: ended,
             manifest: project.source.displayName)
         let problems = reports.write(finished)
-        for problem in problems { standardError.write("error: \(problem)\n") }
+        for problem in problems { status.error("error: \(problem)") }
         // A CI step must not pass without the report it asked for.
         return problems.isEmpty || report.exitCode != .success ? report.exitCode : .failure
     }
@@ -45,14 +39,13 @@ extension RunSession {
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
     /// `sources` or `outputs`; at most once per session.
     func upToDateGate(
-        recording: Bool, stopsOnSignal: Bool = false, explain: ((String) -> Void)?,
-        warn: @escaping (Diagnostic) -> Void
+        recording: Bool, stopsOnSignal: Bool = false, status: Status
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
         let (tasks, selection) = (project.graph.tasks, selection)
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
-            recording: recording, stopsOnSignal: stopsOnSignal, explain: explain, warn: warn,
+            recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,
             locateSource: { task, source in tasks[selection[task]].sources[source].location })
     }
 }

@@ -45,10 +45,9 @@ public struct RunSession {
     }
 
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
-    /// that are up to date; `--explain` reasons and state warnings go to `notes`.
-    public func planText(format: OutputFormat, notes: @escaping (String) -> Void) throws(Diagnostic) -> String {
-        let gate = upToDateGate(
-            recording: false, explain: invocation.explain ? notes : nil, warn: { notes($0.description) })
+    /// that are up to date; `--explain` reasons and state warnings go to `status`.
+    public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
+        let gate = upToDateGate(recording: false, status: status)
         let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
         gate?.finish()
         defer { KeptUntilExit.keep(plan, gate as Any) }

@@ -2,8 +2,10 @@ import OpsrunCore
 import OpsrunEngine
 import OpsrunIncremental
 import OpsrunProcess
+import OpsrunReport
+
 /// Adapts the up-to-date bookkeeping (`IncrementalRun`) to the engine's `UpToDateChecking`:
-/// operation indices in, checks and records out, and `--explain` reasons to the printer.
+/// operation indices in, checks and records out; warnings and `--explain` reasons to the `Status`.
 final class UpToDateGate: UpToDateChecking {
     private let run: IncrementalRun
     private let tasks: [IncrementalTaskSpec]
@@ -13,8 +15,9 @@ final class UpToDateGate: UpToDateChecking {
     private var checks: [TaskCheck?]
     /// Whether a real run follows the checks (a dry run only asks).
     private let recording: Bool
-    private let explain: ((String) -> Void)?
-    private let warn: (Diagnostic) -> Void
+    private let status: Status
+    /// `--explain`: say why each task runs.
+    private let explains: Bool
     private var missingSources: MissingSources
     private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
@@ -25,7 +28,7 @@ final class UpToDateGate: UpToDateChecking {
     /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written.
     init(
         run: IncrementalRun, tasks: [IncrementalTaskSpec], prerequisites: [[Int]], recording: Bool, stopsOnSignal: Bool,
-        explain: ((String) -> Void)?, warn: @escaping (Diagnostic) -> Void,
+        status: Status, explains: Bool,
         locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil }
     ) {
         missingSources = MissingSources(tasks: tasks, locate: locateSource)
@@ -34,18 +37,18 @@ final class UpToDateGate: UpToDateChecking {
         self.tasks = tasks
         self.prerequisites = prerequisites
         self.recording = recording
-        self.explain = explain
-        self.warn = warn
+        self.status = status
+        self.explains = explains
         checks = Array(repeating: nil, count: tasks.count)
         foundUpToDate = Array(repeating: false, count: tasks.count)
-        for diagnostic in run.diagnostics { warn(diagnostic) }
+        for diagnostic in run.diagnostics { status.warning(diagnostic.description) }
     }
 
     func decide(_ index: Int) -> UpToDateDecision {
         let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
         if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
-            warn(missing.error)
+            status.error(missing.error.description)
             // A plan says so and goes on: nothing runs, and what it shows is still true.
             if recording {
                 run.failed(check)
@@ -58,8 +61,8 @@ final class UpToDateGate: UpToDateChecking {
         }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
-        if let explain, !tasks[index].commands.isEmpty {
-            explain("\(tasks[index].name) runs: \(check.verdict)")
+        if explains, !tasks[index].commands.isEmpty {
+            status.explain("\(tasks[index].name) runs: \(check.verdict)")
         }
         return .mustRun
     }
@@ -68,13 +71,13 @@ final class UpToDateGate: UpToDateChecking {
 
     func willRun(_ index: Int) {
         guard recording, let check = checks[index] else { return }
-        if let problem = run.willRun(check) { warn(problem) }
+        if let problem = run.willRun(check) { status.warning(problem.description) }
     }
 
     func didEnd(_ index: Int, succeeded: Bool) {
         guard recording, let check = checks[index] else { return }
         if succeeded {
-            if let problem = run.succeeded(check) { warn(problem) }
+            if let problem = run.succeeded(check) { status.warning(problem.description) }
         } else {
             run.failed(check)
         }
@@ -82,6 +85,6 @@ final class UpToDateGate: UpToDateChecking {
 
     /// Saves what the run learned; call once at the end.
     func finish() {
-        if let problem = run.finish() { warn(problem) }
+        if let problem = run.finish() { status.warning(problem.description) }
     }
 }

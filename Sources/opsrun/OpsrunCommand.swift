@@ -142,10 +142,13 @@ struct OpsrunCommand: ParsableCommand {
     /// still wins. Checked only for that exact command line, so other runs pay nothing.
     static func run(_ invocation: Invocation) -> Int32 {
         if invocation.action == .run, invocation.targets == ["help"], !Driver.manifestHasTask("help", for: invocation) {
-            FileDescriptorWriter.standardOutput.write(helpMessage() + "\n")
+            Terminal.standardOutput.write(helpMessage() + "\n")
             return OpsrunEngine.ExitCode.success.rawValue
         }
-        return Driver.run(invocation).rawValue
+        let environment = ProcessEnvironment.current
+        return Driver.run(
+            invocation, environment: environment, status: Terminal.status(environment: environment)
+        ).rawValue
     }
 
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
@@ -172,7 +175,7 @@ struct OpsrunCommand: ParsableCommand {
             var message = fullMessage(for: error)
             if message.hasPrefix("Error:") { message = "error:" + message.dropFirst("Error:".count) }
             if !message.hasPrefix("error:") { message = "error: " + message }
-            FileDescriptorWriter.standardError.write(message + "\n")
+            Terminal.standardError.write(message + "\n")
             Glibc.exit(OpsrunEngine.ExitCode.usage.rawValue)
         }
     }

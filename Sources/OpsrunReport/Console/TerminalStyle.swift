@@ -6,11 +6,11 @@ public struct TerminalStyle: Sendable {
 
     /// `--color` resolved against the environment and the output: `NO_COLOR` (any non-empty value) turns
     /// colour off unless `always` is asked for, as no-color.org says.
-    public static func resolve(_ choice: ColorChoice, environment: [String: String], isTerminal: Bool) -> TerminalStyle {
+    public static func resolve(_ choice: ColorChoice, environment: OutputEnvironment, isTerminal: Bool) -> TerminalStyle {
         switch choice {
         case .always: TerminalStyle(enabled: true)
         case .never: TerminalStyle(enabled: false)
-        case .auto: TerminalStyle(enabled: isTerminal && environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb")
+        case .auto: TerminalStyle(enabled: isTerminal && !environment.noColor && !environment.dumbTerminal)
         }
     }
 

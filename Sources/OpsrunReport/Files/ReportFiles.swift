@@ -48,7 +48,7 @@ public final class ReportFiles {
     /// cannot be created, or that another one names too, after removing those already created.
     public init(
         _ paths: [(Kind, String)], relativeTo directory: String,
-        standardOutput: FileDescriptorWriter = .standardOutput
+        standardOutput: FileDescriptorWriter
     ) throws(Diagnostic) {
         self.standardOutput = standardOutput
         for (kind, given) in paths {

@@ -16,6 +16,7 @@ final class GroupedRenderer: OutputRenderer {
     private let githubActions: Bool
     private let onlyFailures: Bool
     private let memoryLimit: Int
+    private let spoolDirectory: String
     private var spools: [Int: Spooled] = [:]
 
     private struct Spooled {
@@ -25,7 +26,7 @@ final class GroupedRenderer: OutputRenderer {
 
     init(
         console: Console, names: [String], style: TerminalStyle, githubActions: Bool,
-        onlyFailures: Bool, memoryLimit: Int
+        onlyFailures: Bool, memoryLimit: Int, spoolDirectory: String
     ) {
         self.console = console
         self.names = names
@@ -33,13 +34,14 @@ final class GroupedRenderer: OutputRenderer {
         self.githubActions = githubActions
         self.onlyFailures = onlyFailures
         self.memoryLimit = memoryLimit
+        self.spoolDirectory = spoolDirectory
     }
 
     var printsTaskEnds: Bool { !onlyFailures }
 
     func output(_ index: Int, _ stream: OutputStreamKind, _ bytes: [UInt8]) {
         guard let last = bytes.last else { return }
-        spools[index, default: Spooled(spool: OutputSpool(memoryLimit: memoryLimit))].spool.append(
+        spools[index, default: Spooled(spool: OutputSpool(memoryLimit: memoryLimit, directory: spoolDirectory))].spool.append(
             bytes)
         spools[index]!.endsWithNewline = last == UInt8(ascii: "\n")
     }

@@ -11,8 +11,13 @@ struct OutputSpool {
     private var memory: [UInt8] = []
     private var fileDescriptor: Int32 = -1
     let memoryLimit: Int
+    /// Where the temporary file goes (`TMPDIR`, as the executable found it).
+    let directory: String
 
-    init(memoryLimit: Int = 1 << 20) { self.memoryLimit = memoryLimit }
+    init(memoryLimit: Int = 1 << 20, directory: String = "/tmp") {
+        self.memoryLimit = memoryLimit
+        self.directory = directory
+    }
 
     var isEmpty: Bool { memory.isEmpty && fileDescriptor < 0 }
 
@@ -22,7 +27,7 @@ struct OutputSpool {
             return
         }
         if fileDescriptor < 0 {
-            fileDescriptor = Self.temporaryFile()
+            fileDescriptor = Self.temporaryFile(in: directory)
             guard fileDescriptor >= 0 else {
                 // No temporary file: keep the output in memory rather than lose it.
                 memory += bytes
@@ -78,10 +83,7 @@ struct OutputSpool {
         return n > 0 ? Array(bytes[0..<n]) : []
     }
 
-    private static func temporaryFile() -> Int32 {
-        // $TMPDIR when set, as mktemp(1) does.
-        let directory =
-            getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    private static func temporaryFile(in directory: String) -> Int32 {
         var template = Array("\(directory)/opsrun-output-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd >= 0 {

@@ -26,6 +26,8 @@ public final class RunPrinter: RunObserver {
         public var githubActions: Bool
         /// Columns for the status line; `nil` asks the terminal (80 when it cannot say).
         public var terminalWidth: Int?
+        /// Where grouped output too large for memory spills.
+        public var temporaryDirectory: String
         /// The longest partial line kept before it is printed in pieces (prefixed mode).
         var lineLimit = 64 * 1024
         /// Output kept in memory per task before it spills to a temporary file (grouped, `-q`).
@@ -34,7 +36,7 @@ public final class RunPrinter: RunObserver {
         public init(
             outputMode: OutputMode = .prefixed, verbosity: Verbosity = .normal,
             style: TerminalStyle = TerminalStyle(enabled: false), isTerminal: Bool = false,
-            githubActions: Bool = false, terminalWidth: Int? = nil
+            githubActions: Bool = false, terminalWidth: Int? = nil, temporaryDirectory: String = "/tmp"
         ) {
             self.outputMode = outputMode
             self.verbosity = verbosity
@@ -42,6 +44,7 @@ public final class RunPrinter: RunObserver {
             self.isTerminal = isTerminal
             self.githubActions = githubActions
             self.terminalWidth = terminalWidth
+            self.temporaryDirectory = temporaryDirectory
         }
     }
 
@@ -98,7 +101,8 @@ public final class RunPrinter: RunObserver {
             renderer = GroupedRenderer(
                 console: console, names: names, style: options.style,
                 githubActions: options.githubActions,
-                onlyFailures: true, memoryLimit: options.spoolMemoryLimit)
+                onlyFailures: true, memoryLimit: options.spoolMemoryLimit,
+                spoolDirectory: options.temporaryDirectory)
         } else {
             switch options.outputMode {
             case .prefixed:
@@ -109,7 +113,7 @@ public final class RunPrinter: RunObserver {
                 renderer = GroupedRenderer(
                     console: console, names: names, style: options.style,
                     githubActions: options.githubActions, onlyFailures: false,
-                    memoryLimit: options.spoolMemoryLimit)
+                    memoryLimit: options.spoolMemoryLimit, spoolDirectory: options.temporaryDirectory)
             case .interleaved:
                 renderer = InterleavedRenderer(console: console, names: names, style: options.style)
             }

@@ -110,17 +110,19 @@ import Testing
         invocation.verbosity = .verbose
         invocation.color = .always
         let options = RunPrinter.Options.resolve(
-            invocation, environment: ["GITHUB_ACTIONS": "true", "NO_COLOR": "1"],
-            standardOutput: FileDescriptorWriter(fileDescriptor: -1))
+            invocation, environment: OutputEnvironment(variables: ["GITHUB_ACTIONS": "true", "NO_COLOR": "1", "TMPDIR": "/var/tmp"]),
+            isTerminal: false)
         #expect(options.outputMode == .grouped)
         #expect(options.verbosity == .verbose)
         #expect(options.style.enabled)
         #expect(options.githubActions)
         #expect(!options.isTerminal)
+        #expect(options.temporaryDirectory == "/var/tmp")
         let auto = RunPrinter.Options.resolve(
-            Invocation(), environment: ["GITHUB_ACTIONS": "false"],
-            standardOutput: FileDescriptorWriter(fileDescriptor: -1))
+            Invocation(), environment: OutputEnvironment(variables: ["GITHUB_ACTIONS": "false", "TMPDIR": ""]),
+            isTerminal: false)
         #expect(!auto.githubActions)
+        #expect(auto.temporaryDirectory == "/tmp")
         #expect(!auto.style.enabled)
     }
 }

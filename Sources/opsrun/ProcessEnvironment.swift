@@ -3,8 +3,8 @@
 #endif
 
 /// opsrun's own environment, read once from `environ` (the base layer of every task's).
-public enum ProcessEnvironment {
-    public static var current: [String: String] {
+enum ProcessEnvironment {
+    static var current: [String: String] {
         var values: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
