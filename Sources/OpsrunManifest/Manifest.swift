@@ -77,6 +77,9 @@ public struct TaskSpec: Equatable, Sendable {
     public var environment: [EnvironmentEntry]
     public var sources: [Located<String>]
     public var outputs: [Located<String>]
+    /// A Makefile-syntax dependency file the commands write, relative to the task's directory; may
+    /// refer to `${NAME}`. The files it lists are more sources of the task (SPEC §10).
+    public var depfile: Located<String>?
     /// Name of a queue from `queues:`; `nil` for the main queue only.
     public var queue: Located<String>?
     public var priority: QueuePriority
@@ -94,7 +97,7 @@ public struct TaskSpec: Equatable, Sendable {
         deps: [Located<String>] = [], commands: [Located<String>] = [],
         directory: Located<String>? = nil, environment: [EnvironmentEntry] = [],
         sources: [Located<String>] = [], outputs: [Located<String>] = [],
-        queue: Located<String>? = nil, priority: QueuePriority = .normal,
+        depfile: Located<String>? = nil, queue: Located<String>? = nil, priority: QueuePriority = .normal,
         qualityOfService: QualityOfService = .default, timeoutMilliseconds: Int? = nil,
         retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false
     ) {
@@ -107,6 +110,7 @@ public struct TaskSpec: Equatable, Sendable {
         self.environment = environment
         self.sources = sources
         self.outputs = outputs
+        self.depfile = depfile
         self.queue = queue
         self.priority = priority
         self.qualityOfService = qualityOfService

@@ -19,7 +19,8 @@ import OpsrunEngine
 /// bytes give `nil`, never a crash or an out-of-range id.
 public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
-    public static let formatVersion: UInt32 = 1
+    /// 2: `depfile`.
+    public static let formatVersion: UInt32 = 2
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -98,6 +99,7 @@ private struct ManifestWriter {
         optional(t.timeoutMilliseconds) { $0.signed($1) }
         signed(t.retries)
         int((t.allowFailure ? 1 : 0) | (t.interactive ? 2 : 0))
+        optional(t.depfile) { $0.located($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -231,6 +233,7 @@ private struct ManifestReader {
         guard flags < 4 else { throw Malformed() }
         t.allowFailure = flags & 1 != 0
         t.interactive = flags & 2 != 0
+        t.depfile = try optional { r throws(Malformed) in try r.located() }
         return ids
     }
 

@@ -1,6 +1,6 @@
 /// A key of a task's mapping, classified once (see `TaskSpecReader.keys` for the spellings).
 enum TaskKey {
-    case desc, deps, run, dir, env, sources, outputs, queue, priority, qos, timeout, retries, allowFailure, interactive
+    case desc, deps, run, dir, env, sources, outputs, depfile, queue, priority, qos, timeout, retries, allowFailure, interactive
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -17,6 +17,7 @@ enum TaskKey {
         case (3, UInt8(ascii: "e")): candidate = .env
         case (7, UInt8(ascii: "s")): candidate = .sources
         case (7, UInt8(ascii: "o")): candidate = .outputs
+        case (7, UInt8(ascii: "d")): candidate = .depfile
         case (5, UInt8(ascii: "q")): candidate = .queue
         case (8, UInt8(ascii: "p")): candidate = .priority
         case (3, UInt8(ascii: "q")): candidate = .qos
@@ -40,6 +41,7 @@ enum TaskKey {
         case .env: "env"
         case .sources: "sources"
         case .outputs: "outputs"
+        case .depfile: "depfile"
         case .queue: "queue"
         case .priority: "priority"
         case .qos: "qos"

@@ -3,7 +3,7 @@ import OpsrunEngine
 /// Reads one entry of `tasks:` into a `TaskSpec`, reporting every problem in it.
 struct TaskSpecReader {
     static let keys = [
-        "desc", "deps", "run", "dir", "env", "sources", "outputs", "queue", "priority", "qos", "timeout",
+        "desc", "deps", "run", "dir", "env", "sources", "outputs", "depfile", "queue", "priority", "qos", "timeout",
         "retries", "allow_failure", "interactive",
     ]
     static let maximumRetries = 100
@@ -56,6 +56,10 @@ struct TaskSpecReader {
         // A bad 'run' or 'deps' was reported already; saying the task has neither would be noise.
         if spec.commands.isEmpty, spec.deps.isEmpty, !runOrDepsReported {
             checker.error("task '\(name)' has neither 'run' nor 'deps'", at: location)
+        }
+        // Only a command writes a depfile: on a group it would wait forever for one.
+        if let depfile = spec.depfile, spec.commands.isEmpty, !runOrDepsReported {
+            checker.error("task '\(name)' has a 'depfile' but no 'run' to write it", at: depfile.location)
         }
     }
 
@@ -119,12 +123,14 @@ struct TaskSpecReader {
         case .run:
             guard let commands = checker.strings(node, commandWording(name)) else { return }
             spec.commands = commands
-        case .dir:
+        case .dir, .depfile:
             guard let text = checker.scalar(node, what, must: "a path") else { return }
             if text.allSatisfy(\.isWhitespace) {
                 checker.error("\(what) is empty", at: node.location)
-            } else {
+            } else if kind == .dir {
                 spec.directory = Located(text, at: node.location)
+            } else {
+                spec.depfile = Located(text, at: node.location)
             }
         case .env:
             spec.environment = checker.environment(node, what)

@@ -108,6 +108,7 @@ import Testing
             env: { CC: clang, CFLAGS: -O2 }
             sources: ["src/**/*.c", include/x.h]
             outputs: [main.o]
+            depfile: build/${NAME}.d
             priority: very-low
             qos: background
             timeout: 90s

@@ -243,4 +243,27 @@ import Testing
             "Tasksfile.yaml:11:10: error: 'dir' of task 'b' is empty",
         ])
     }
+
+    @Test func depfileIsOnePathOfATaskThatRuns() throws {
+        let manifest = try #require(ManifestTest.load("""
+            tasks:
+              compile: { run: cc -MMD -c a.c, depfile: "build/${NAME}.d" }
+            """))
+        #expect(manifest.tasks[0].depfile?.value == "build/${NAME}.d")
+        #expect(manifest.tasks[0].depfile.map { ManifestTest.at($0.location) } == "2:44")
+        #expect(ManifestTest.errors("""
+            tasks:
+              a: { run: x, depfile: [a.d] }
+              b: { run: x, depfile: " " }
+              all:
+                deps: [a]
+                depfile: all.d
+              c: { run: x, depfle: c.d }
+            """) == [
+            "Tasksfile.yaml:2:25: error: 'depfile' of task 'a' must be a path, not a list",
+            "Tasksfile.yaml:3:25: error: 'depfile' of task 'b' is empty",
+            "Tasksfile.yaml:6:14: error: task 'all' has a 'depfile' but no 'run' to write it",
+            "Tasksfile.yaml:7:16: error: unknown key 'depfle' in task 'c'; did you mean 'depfile'?",
+        ])
+    }
 }
