@@ -20,17 +20,6 @@ import Darwin
 #endif
 import OpsrunCore
 
-/// What `IncrementalRun.check` found; hand it back to `willRun`, `succeeded` or `failed`.
-public struct TaskCheck: Sendable {
-    public let task: IncrementalTaskSpec
-    public let verdict: UpToDateVerdict
-    /// Source patterns without wildcards that name nothing now; the driver makes it an error unless
-    /// a task of the run declares the path as an output (`MissingSources`).
-    public let missingSources: [String]
-    /// The inputs as hashed at check time: what a success records.
-    let input: TaskDefinitionInput
-}
-
 /// The up-to-date bookkeeping of one run: decisions, invalidations and records.
 public final class IncrementalRun {
     let store: StateStore
@@ -56,15 +45,19 @@ public final class IncrementalRun {
     private let fingerprintParts = FingerprintParts()
     /// The manifest's directory (the parent of `.opsrun`) and a descriptor of it: the files of tasks
     /// that run there are reached by their short relative paths, as ninja does from its directory.
-    private let baseDirectory: String?
-    private let baseDescriptor: Int32
+    let baseDirectory: String?
+    let baseDescriptor: Int32
     /// The state names files relative to `baseDirectory` (always, unless the state directory is
     /// not `<base>/.opsrun`): then a relative path in it is its own key.
-    private let keysAreRelativeToBase: Bool
+    let keysAreRelativeToBase: Bool
     /// Stats taken before any command started; dropped at the first `willRun`.
     private var prefetch: StatPrefetch?
     /// How this manifest's tasks are named in the state, apart from its directory's other manifests'.
     private let recordNames: StateRecordNames
+    /// When each running task with a depfile started, by `startClock`.
+    private var startTimes: [String: Int64] = [:]
+    /// The clock of `startTimes`: the one file times are stamped with (tests move it).
+    var startClock: () -> Int64 = FileSystem.coarseRealtimeNanoseconds
 
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`;
     /// `recordNames` say which manifest of the directory the tasks are from.
@@ -150,13 +143,21 @@ public final class IncrementalRun {
         if !task.sources.isEmpty {
             (input.sources, missing) = sources(of: task, known: &known)
         }
+        let declaredSources = input.sources
+        let entry = store.entry(for: recordNames.key(of: task.name))
+        var depfileInputs: [String]?
+        // The depfile's files as the record lists them: the depfile itself is not read again.
+        if task.depfile != nil, case .succeeded(let record)? = entry, let depfile = record.depfile {
+            depfileInputs = depfile.inputs
+            input.sources = adding(depfile.inputs, to: input.sources, of: task)
+        }
         if isRecorded(task) {
             prerequisites = effectivePrerequisites(of: task)
             input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
         }
         var verdict = UpToDateCheck.verdict(
-            for: input, declaresSources: !task.sources.isEmpty, outputs: outputs,
-            entry: store.entry(for: recordNames.key(of: task.name)), force: force, parts: fingerprintParts)
+            for: input, declaresSources: task.declaresInputs, outputs: outputs,
+            entry: entry, force: force, depfile: task.depfile, parts: fingerprintParts)
         if verdict.isUpToDate {
             verdict = prerequisiteVerdict(of: task, prerequisites: prerequisites) ?? verdict
         } else if task.commands.isEmpty, !force, !isRecorded(task) {
@@ -170,7 +171,9 @@ public final class IncrementalRun {
         } else {
             pending.insert(task.name)
         }
-        return TaskCheck(task: task, verdict: verdict, missingSources: missing, input: input)
+        return TaskCheck(
+            task: task, verdict: verdict, missingSources: missing, input: input, depfileInputs: depfileInputs,
+            declaredSources: declaredSources)
     }
 
     /// Invalidates the task's record, durably, before its commands start. A returned warning means
@@ -180,26 +183,39 @@ public final class IncrementalRun {
         prefetch?.cancel()
         prefetch = nil
         pending.insert(check.task.name)
+        if check.task.depfile != nil { startTimes[check.task.name] = startClock() }
         do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
         return nil
     }
 
-    /// Hashes the task's outputs and records its success (for a task with sources).
-    public func succeeded(_ check: TaskCheck) -> Diagnostic? {
+    /// Hashes the task's outputs, reads its depfile, and records its success (for a task with
+    /// sources, outputs or a depfile). Returns warnings to print: a depfile not written or not
+    /// readable, a state that could not be written.
+    public func succeeded(_ check: TaskCheck) -> [Diagnostic] {
         let name = check.task.name
         pending.remove(name)
         let outputs = outputStates(of: check.task).compactMap { state in
             state.digest.map { FileDigest(path: state.path, digest: $0) }
         }
         exports[name] = outputs
+        let startTime = startTimes.removeValue(forKey: name)
         // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
-        guard isRecorded(check.task), !hasher.wasStopped else { return nil }
+        guard isRecorded(check.task), !hasher.wasStopped else { return [] }
+        var warnings: [Diagnostic] = []
+        var record = TaskRecord(input: check.input, outputs: outputs)
+        if check.task.depfile != nil {
+            let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? 0)
+            if let warning { warnings.append(warning) }
+            // Hashing was cut short by a signal: the digests are of nothing.
+            guard !hasher.wasStopped else { return warnings }
+            record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
+        }
         do {
             try store.recordSucceeded(
-                recordNames.key(of: name), TaskRecord(input: check.input, outputs: outputs), directory: check.task.absoluteDirectory,
+                recordNames.key(of: name), record, directory: check.task.absoluteDirectory,
                 statEntries: hasher.takeNewEntries())
-        } catch { return error }
-        return nil
+        } catch { warnings.append(error) }
+        return warnings
     }
 
     /// Asked before each file is read and between chunks of a large one: `true` when a signal
@@ -234,7 +250,7 @@ public final class IncrementalRun {
 
     /// Whether a success of `task` is recorded: with neither sources nor outputs it always runs.
     private func isRecorded(_ task: IncrementalTaskSpec) -> Bool {
-        !task.sources.isEmpty || !task.outputs.isEmpty
+        task.declaresInputs || !task.outputs.isEmpty
     }
 
     /// Why a task its record finds up to date runs after all, if it does: a prerequisite that runs
@@ -243,7 +259,7 @@ public final class IncrementalRun {
         if let waiting = prerequisites.first(where: { pending.contains($0) }) {
             return .mustRun(.prerequisiteRunsFirst(waiting))
         }
-        guard task.sources.isEmpty else { return nil }
+        guard !task.declaresInputs else { return nil }
         let ran = prerequisites.first { name in
             checkedSpec(named: name).map { $0.outputs.isEmpty && !upToDate(name) } ?? false
         }
@@ -325,6 +341,9 @@ public final class IncrementalRun {
         return (TaskDefinitionInput.sortedFiles(files), missing)
     }
 
+    /// The absolute directory of the task named, if it was checked in this run.
+    func checkedDirectory(of name: String) -> String? { checkedSpec(named: name)?.absoluteDirectory }
+
     private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
         if let index = index(named: name), isChecked[index] { return tasks[index] }
         return checkedSpecs[name]
@@ -358,47 +377,5 @@ public final class IncrementalRun {
         if let known = exports[name] { return known }
         guard let spec = checkedSpec(named: name) else { return [] }
         return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
-    }
-
-    /// Where `path` (relative to the task's directory, or absolute) is: its absolute path (the stat
-    /// cache's key), and the path to open relative to `directory`.
-    /// (The prefetch in `init` makes the same choice.)
-    private func location(of path: String, in task: IncrementalTaskSpec) -> (absolute: String, opening: String, directory: Int32) {
-        let absolute = FileSystem.join(task.absoluteDirectory, path)
-        if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
-            return (absolute, path, baseDescriptor)
-        }
-        return (absolute, absolute, AT_FDCWD)
-    }
-
-    /// The state's key of `path` when it is simply `path` (a relative path in the project's own
-    /// directory, which the state's keys are relative to); `nil` otherwise.
-    private func projectKey(of path: String, in task: IncrementalTaskSpec) -> String? {
-        guard keysAreRelativeToBase, task.absoluteDirectory == baseDirectory,
-            let first = path.utf8.first, first != UInt8(ascii: "/")
-        else { return nil }
-        return path
-    }
-
-    /// The digest of `path` (relative to the task's directory, or absolute).
-    private func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
-        var known: PrefetchedStatuses?
-        return digest(of: path, in: task, known: &known)
-    }
-
-    /// The same, with the stat taken from the front of `known` when there is one.
-    private func digest(of path: String, in task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ContentDigest? {
-        if let status = known?.popFirst() {
-            // The stat is known: the absolute path is only needed if the stat cache has no match.
-            if let key = projectKey(of: path, in: task) {
-                return hasher.digest(
-                    ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
-                    opening: path, in: baseDescriptor, status: status)
-            }
-            let place = location(of: path, in: task)
-            return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
-        }
-        let place = location(of: path, in: task)
-        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
     }
 }

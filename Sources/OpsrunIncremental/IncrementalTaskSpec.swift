@@ -12,6 +12,7 @@ public struct IncrementalTaskSpec: Sendable {
         var absoluteDirectory: String
         var sources: [String]
         var outputs: [String]
+        var depfile: String?
         var prerequisites: [String]
     }
 
@@ -65,6 +66,12 @@ public struct IncrementalTaskSpec: Sendable {
         get { fields.outputs }
         set { fields.outputs = newValue }
     }
+    /// The dependency file its commands write, relative to `absoluteDirectory`: the files it lists
+    /// are more sources, recorded after each success (SPEC §10).
+    public var depfile: String? {
+        get { fields.depfile }
+        set { fields.depfile = newValue }
+    }
     /// Direct prerequisites by name.
     public var prerequisites: [String] {
         get { fields.prerequisites }
@@ -73,10 +80,15 @@ public struct IncrementalTaskSpec: Sendable {
 
     public init(
         name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
-        absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], prerequisites: [String] = []
+        absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], depfile: String? = nil,
+        prerequisites: [String] = []
     ) {
         box = Box(Fields(
             name: name, commands: commands, environment: environment, directory: directory,
-            absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, prerequisites: prerequisites))
+            absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, depfile: depfile,
+            prerequisites: prerequisites))
     }
+
+    /// Whether the task says what it reads: `sources`, or a depfile that lists them.
+    public var declaresInputs: Bool { !sources.isEmpty || depfile != nil }
 }

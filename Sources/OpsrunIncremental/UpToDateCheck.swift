@@ -2,7 +2,8 @@
 // outputs, the stored entry), so every reason is unit-tested without touching a disk, and the order in
 // which reasons are looked for is written once, here:
 //   forced; for a task without sources, no outputs at all (it always runs) or a missing one; then no
-//   record, an unfinished last run, a missing output (a glob's match gone since included), commands,
+//   record, an unfinished last run, a missing output (a glob's match gone since included), a depfile
+//   that told nothing last time (never read, not written, malformed), commands,
 //   environment, directory, each source by path, each prerequisite by name, and last an output whose
 //   bytes are not those the record describes (only for a task with sources: without them, outputs
 //   count by existence, as make's file targets do, so a fetched file replaced by hand stays).
@@ -25,6 +26,12 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case prerequisiteWroteDifferentOutputs(String)
     case prerequisiteAdded(String)
     case prerequisiteRemoved(String)
+    /// The task has a depfile, and no record of what it listed (`depfile` was just added).
+    case depfileNotRead(String)
+    /// Its last run succeeded without writing its depfile.
+    case depfileNotWritten(String)
+    /// Its depfile could not be read after its last run, or was not a dependency file.
+    case depfileMalformed(String)
     /// Only in a dry run: the prerequisite would run first, so what it writes is not known yet.
     case prerequisiteRunsFirst(String)
     /// A task without sources: the prerequisite ran in this run, and what it wrote is unknown.
@@ -53,6 +60,9 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .prerequisiteWroteDifferentOutputs(let task): "prerequisite \(task) wrote different outputs"
         case .prerequisiteAdded(let task): "prerequisite \(task) added"
         case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
+        case .depfileNotRead(let path): "its depfile \(path) was never read"
+        case .depfileNotWritten(let path): "its last run did not write its depfile \(path)"
+        case .depfileMalformed(let path): "its depfile \(path) could not be read after its last run"
         case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
         case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
         case .prerequisiteRan(let task): "prerequisite \(task) ran"
@@ -111,18 +121,21 @@ public enum UpToDateCheck {
     ///   - outputs: every declared output, in declared order, as it is now.
     ///   - entry: what the state remembers of the task.
     ///   - force: `-B`.
+    ///   - depfile: the task's depfile, if it has one (its files are in `input.sources` already).
     public static func verdict(
         for input: TaskDefinitionInput, declaresSources: Bool, outputs: [OutputState],
-        entry: TaskEntry?, force: Bool
+        entry: TaskEntry?, force: Bool, depfile: String? = nil
     ) -> UpToDateVerdict {
-        verdict(for: input, declaresSources: declaresSources, outputs: outputs, entry: entry, force: force, parts: nil)
+        verdict(
+            for: input, declaresSources: declaresSources, outputs: outputs, entry: entry, force: force, depfile: depfile,
+            parts: nil)
     }
 
     /// The same, reusing the environment and directory digests of the previous task when they are
     /// the same (`parts`).
     static func verdict(
         for input: TaskDefinitionInput, declaresSources: Bool, outputs: [OutputState],
-        entry: TaskEntry?, force: Bool, parts: FingerprintParts?
+        entry: TaskEntry?, force: Bool, depfile: String?, parts: FingerprintParts?
     ) -> UpToDateVerdict {
         if force { return .mustRun(.forced) }
         let missing = outputs.first { $0.digest == nil }
@@ -134,6 +147,14 @@ public enum UpToDateCheck {
         guard case .succeeded(let record) = entry else { return .mustRun(.lastRunDidNotSucceed) }
         if let missing { return .mustRun(.outputMissing(missing.path)) }
         if let gone = firstGone(recorded: record.outputs, current: outputs) { return .mustRun(.outputMissing(gone)) }
+        if let depfile {
+            switch record.depfile?.problem {
+            case _ where record.depfile == nil: return .mustRun(.depfileNotRead(depfile))
+            case .missing?: return .mustRun(.depfileNotWritten(depfile))
+            case .malformed?: return .mustRun(.depfileMalformed(depfile))
+            case nil: break
+            }
+        }
 
         let canonical = input.canonical
         let changedOutput = !declaresSources ? nil : outputs.first { output in

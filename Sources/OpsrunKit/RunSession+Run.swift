@@ -46,6 +46,7 @@ extension RunSession {
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
             recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,
-            locateSource: { task, source in tasks[selection[task]].sources[source].location })
+            locateSource: { task, source in tasks[selection[task]].sources[source].location },
+            locateDepfile: { task in tasks[selection[task]].depfile?.location })
     }
 }

@@ -14,7 +14,7 @@ public struct RunSession {
     public let configuration: EngineConfiguration
     let operationBuilder: OperationBuilder
     /// The up-to-date bookkeeping and the tasks it knows, when any selected task declares
-    /// `sources` or `outputs` (otherwise every task runs and `.opsrun/` is not even created).
+    /// `sources`, `outputs` or a `depfile` (otherwise every task runs and `.opsrun/` is not even created).
     /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
     let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
 
@@ -68,7 +68,8 @@ public struct RunSession {
             store = nil
         }
         let tasks = project.graph.tasks
-        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
+        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty || tasks[$0].depfile != nil })
+        else {
             store?.close(compacting: false)
             return nil
         }

@@ -22,16 +22,22 @@ final class UpToDateGate: UpToDateChecking {
     private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
     var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
+    /// For each checked task with a depfile, the files it listed last time (empty: none recorded).
+    private(set) var depfileInputs: [Int: [String]] = [:]
+    private let locateDepfile: (_ task: Int) -> SourceLocation?
 
     /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
     /// takes them from a signalfd, so that the engine is sure to hear of them).
-    /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written.
+    /// `locateSource`: where in the manifest the `source`th `sources` entry of a task is written;
+    /// `locateDepfile`: where its `depfile` is.
     init(
         run: IncrementalRun, tasks: [IncrementalTaskSpec], prerequisites: [[Int]], recording: Bool, stopsOnSignal: Bool,
         status: Status, explains: Bool,
-        locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil }
+        locateSource: @escaping (_ task: Int, _ source: Int) -> SourceLocation? = { _, _ in nil },
+        locateDepfile: @escaping (_ task: Int) -> SourceLocation? = { _ in nil }
     ) {
         missingSources = MissingSources(tasks: tasks, locate: locateSource)
+        self.locateDepfile = locateDepfile
         self.run = run
         if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
@@ -46,6 +52,7 @@ final class UpToDateGate: UpToDateChecking {
 
     func decide(_ index: Int) -> UpToDateDecision {
         let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+        if tasks[index].depfile != nil { depfileInputs[index] = check.depfileInputs ?? [] }
         if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
             status.error(missing.error.description)
@@ -77,7 +84,14 @@ final class UpToDateGate: UpToDateChecking {
     func didEnd(_ index: Int, succeeded: Bool) {
         guard recording, let check = checks[index] else { return }
         if succeeded {
-            if let problem = run.succeeded(check) { status.warning(problem.description) }
+            for var problem in run.succeeded(check) {
+                // A depfile's problem points at the task's `depfile` (a state's, at the state file).
+                if problem.file == nil, let place = locateDepfile(index) {
+                    problem.location = place
+                    problem.file = place.file
+                }
+                status.warning(problem.description)
+            }
         } else {
             run.failed(check)
         }

@@ -52,7 +52,7 @@ public struct OperationBuilder {
     }
 
     /// What the up-to-date bookkeeping needs of each selected task, in the same order as
-    /// `operations(for:)`. Variables are expanded in `dir`, `sources` and `outputs`.
+    /// `operations(for:)`. Variables are expanded in `dir`, `sources`, `outputs` and `depfile`.
     public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
         // Only what the manifest and the command line set defines a task: a changed PATH in the
         // user's shell must not make everything run again.
@@ -92,7 +92,7 @@ public struct OperationBuilder {
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
-                prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
+                depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
         }
         return specs
     }

@@ -102,12 +102,30 @@ public final class FileHasher {
         ofFileAt absolutePath: @autoclosure () -> String, projectKey: String?, opening relative: String,
         in directory: Int32, status: FileStatus?
     ) -> ContentDigest? {
+        digestAndStatus(ofFileAt: absolutePath(), projectKey: projectKey, opening: relative, in: directory, status: status)?
+            .digest
+    }
+
+    /// The digest of the file `relative` in `directory` (see `digest(ofFileAt:opening:in:)`) with
+    /// the stat it belongs to: the stat of the file as read, or the one that matched the cache.
+    func digestAndStatus(ofFileAt path: String, opening relative: String, in directory: Int32)
+        -> (digest: ContentDigest, status: FileStatus)?
+    {
+        digestAndStatus(
+            ofFileAt: path, projectKey: nil, opening: relative, in: directory,
+            status: FileSystem.status(relative, in: directory))
+    }
+
+    private func digestAndStatus(
+        ofFileAt absolutePath: @autoclosure () -> String, projectKey: String?, opening relative: String,
+        in directory: Int32, status: FileStatus?
+    ) -> (digest: ContentDigest, status: FileStatus)? {
         // A no-op run learns nothing: then `entries` is empty, and hashing the path for it is waste.
         guard let status else {
             if !entries.isEmpty { entries[absolutePath()] = nil }
             return nil
         }
-        if status.kind == .directory { return .directory }
+        if status.kind == .directory { return (.directory, status) }
         let cached: StatCacheEntry?
         if !entries.isEmpty, let learned = entries[absolutePath()] {
             cached = learned
@@ -117,18 +135,18 @@ public final class FileHasher {
             cached = persisted?.statEntry(at: absolutePath())
         }
         if let cached, cached.isTrusted, cached.status == status {
-            return cached.digest
+            return (cached.digest, status)
         }
         let path = absolutePath()
 
         // Taken before the file is opened, so before any byte of it is read.
         let readStart = now()
-        guard let (opened, digest) = read(relative, in: directory) else { return unmatchableDigest(path) }
+        guard let (opened, digest) = read(relative, in: directory) else { return (unmatchableDigest(path), status) }
         let trusted = max(opened.modificationNanoseconds, opened.changeNanoseconds) + racyWindow <= readStart
         let entry = StatCacheEntry(status: opened, digest: digest, isTrusted: trusted)
         entries[path] = entry
         if trusted { newEntries[path] = entry }
-        return digest
+        return (digest, opened)
     }
 
     /// Abandons every read from now on: such a file gets a digest that matches nothing, remembered
@@ -168,7 +186,8 @@ public final class FileHasher {
         return (status, ContentDigest(hasher.finalize()))
     }
 
-    private func unmatchableDigest(_ path: String) -> ContentDigest {
+    /// A digest no file's content has or ever will have (unique to this call).
+    func unmatchableDigest(_ path: String) -> ContentDigest {
         unreadableCount += 1
         var hasher = CanonicalHasher(domain: "opsrun: unreadable")
         hasher.add(path)

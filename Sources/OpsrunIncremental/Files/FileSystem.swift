@@ -134,6 +134,19 @@ enum FileSystem {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
+    /// Wall-clock time in nanoseconds as the kernel stamps files with it: its coarse clock, which
+    /// lags the precise one by up to a tick. A file written after this call has a later (or equal)
+    /// mtime and ctime; with the precise clock one written a little after could look earlier.
+    static func coarseRealtimeNanoseconds() -> Int64 {
+        var now = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        #else
+        clock_gettime(CLOCK_REALTIME, &now)
+        #endif
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     /// `base/relative`, or `relative` itself when it is absolute.
     static func join(_ base: String, _ relative: String) -> String {
         // Byte tests: `hasPrefix`/`hasSuffix` compare by Unicode rules, slow for every file of a run.

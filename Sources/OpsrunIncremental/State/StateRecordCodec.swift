@@ -36,6 +36,8 @@ enum StateRecord: Hashable, Sendable {
                 writer.files(prerequisite.outputs)
             }
             writer.files(record.outputs)
+            // Last, and only for a task with a depfile: records without one are as they were.
+            if let depfile = record.depfile { writer.depfile(depfile, in: record.sources) }
         case .started(let task):
             writer.byte(Kind.started.rawValue)
             writer.string(task)
@@ -63,9 +65,15 @@ enum StateRecord: Hashable, Sendable {
                 prerequisites.append(PrerequisiteOutputs(task: name, outputs: outputs))
             }
             guard let outputs = reader.files() else { return nil }
+            var depfile: DepfileRecord?
+            if !reader.isAtEnd {
+                guard let read = reader.depfile(in: sources) else { return nil }
+                depfile = read
+            }
             let fingerprint = Fingerprint(whole: whole, commands: commands, environment: environment, directory: directoryDigest)
             self = .succeeded(task: task, directory: directory, record: TaskRecord(
-                fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs))
+                fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs,
+                depfile: depfile))
         case .started:
             guard let task = reader.string() else { return nil }
             self = .started(task: task)

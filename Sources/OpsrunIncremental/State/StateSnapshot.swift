@@ -15,7 +15,8 @@
 //     body: byte 2 (unfinished)
 //         | byte 1 (succeeded), string directory key, 4 × digest index (whole, commands,
 //           environment, directory), files (outputs), files (sources), varint n,
-//           n × (string task, files)                   prerequisites last: opening skips them
+//           n × (string task, files)                   prerequisites: opening skips them
+//           [depfile]                                  only for a task with a depfile (DepfileRecord)
 //     files: varint count, count × (string path, digest index, byte statLength, stat or nothing)
 //   varint looseCount, looseCount × (string file key, byte statLength, stat)
 //   stat: byte kind, varint size, mtime, ctime - mtime, inode (ByteWriter.status), digest index
@@ -252,9 +253,9 @@ struct StateSnapshot {
 
     private func decodeTask(at offset: Int) -> (name: String, task: StoredTask)? {
         var reader = ByteReader(bytes, at: offset)
-        guard let name = reader.string(), reader.count() != nil, let kind = reader.byte().flatMap(Kind.init(rawValue:)) else {
-            return nil
-        }
+        guard let name = reader.string(), let length = reader.count() else { return nil }
+        let end = reader.index + length
+        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)) else { return nil }
         if kind == .unfinished { return (name, StoredTask(entry: .unfinished, directory: "")) }
         guard let directory = reader.string(), let whole = digest(&reader), let commands = digest(&reader),
               let environment = digest(&reader), let directoryDigest = digest(&reader),
@@ -265,8 +266,15 @@ struct StateSnapshot {
             guard let task = reader.string(), let outputs = files(&reader) else { return nil }
             prerequisites.append(PrerequisiteOutputs(task: task, outputs: outputs))
         }
+        // A depfile's inputs follow, for a task with one (a snapshot of an older opsrun has none).
+        var depfile: DepfileRecord?
+        if reader.index < end {
+            guard let read = reader.depfile(in: sources) else { return nil }
+            depfile = read
+        }
         let fingerprint = Fingerprint(whole: whole, commands: commands, environment: environment, directory: directoryDigest)
-        let record = TaskRecord(fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs)
+        let record = TaskRecord(
+            fingerprint: fingerprint, sources: sources, prerequisiteOutputs: prerequisites, outputs: outputs, depfile: depfile)
         return (name, StoredTask(entry: .succeeded(record), directory: directory))
     }
 

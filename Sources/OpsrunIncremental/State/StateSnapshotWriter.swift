@@ -39,6 +39,7 @@ enum StateSnapshotWriter {
                     body.string(prerequisite.task)
                     files(prerequisite.outputs, to: &body, table: &table) { _ in nil }
                 }
+                if let depfile = record.depfile { body.depfile(depfile, in: record.sources) }
             }
             records.string(name)
             records.varint(UInt64(body.bytes.count))

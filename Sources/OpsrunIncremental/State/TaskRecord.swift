@@ -14,21 +14,27 @@ public struct TaskRecord: Hashable, Sendable {
     public var prerequisiteOutputs: [PrerequisiteOutputs]
     /// The task's own outputs that existed when it finished, sorted by path.
     public var outputs: [FileDigest]
+    /// For a task with a depfile, what it listed; its files are among `sources`.
+    public var depfile: DepfileRecord?
 
-    /// The record of a run with `input` that left `outputs`.
-    public init(input: TaskDefinitionInput, outputs: [FileDigest]) {
+    /// The record of a run with `input` (whose sources include the depfile's) that left `outputs`.
+    public init(input: TaskDefinitionInput, outputs: [FileDigest], depfile: DepfileRecord? = nil) {
         let canonical = input.canonical
         self.init(
             fingerprint: Fingerprint(canonical: canonical), sources: canonical.sources,
             prerequisiteOutputs: canonical.prerequisiteOutputs,
-            outputs: TaskDefinitionInput.sortedFiles(outputs))
+            outputs: TaskDefinitionInput.sortedFiles(outputs), depfile: depfile)
     }
 
-    init(fingerprint: Fingerprint, sources: [FileDigest], prerequisiteOutputs: [PrerequisiteOutputs], outputs: [FileDigest]) {
+    init(
+        fingerprint: Fingerprint, sources: [FileDigest], prerequisiteOutputs: [PrerequisiteOutputs], outputs: [FileDigest],
+        depfile: DepfileRecord? = nil
+    ) {
         self.fingerprint = fingerprint
         self.sources = sources
         self.prerequisiteOutputs = prerequisiteOutputs
         self.outputs = outputs
+        self.depfile = depfile
     }
 }
 

@@ -50,7 +50,7 @@ import Testing
                 if failing.contains(spec.name) {
                     run.failed(check)
                 } else {
-                    #expect(run.succeeded(check) == nil)
+                    #expect(run.succeeded(check).isEmpty)
                 }
             }
             #expect(run.finish() == nil)
@@ -107,7 +107,7 @@ import Testing
         if !check.verdict.isUpToDate {
             #expect(run.willRun(check) == nil)
             scratch.write(output, "object")
-            #expect(run.succeeded(check) == nil)
+            #expect(run.succeeded(check).isEmpty)
         }
         #expect(run.finish() == nil)
         return check.verdict.description
@@ -179,7 +179,7 @@ import Testing
             let check = first.check(spec, index: index)
             #expect(first.willRun(check) == nil)
             scratch.write("out/t\(index)", "object \(index)")
-            #expect(first.succeeded(check) == nil)
+            #expect(first.succeeded(check).isEmpty)
         }
         #expect(first.finish() == nil)
 
@@ -349,7 +349,7 @@ import Testing
             if !check.verdict.isUpToDate {
                 #expect(run.willRun(check) == nil)
                 project.scratch.write("build/main.o", "object")
-                #expect(run.succeeded(check) == nil)
+                #expect(run.succeeded(check).isEmpty)
             }
             #expect(run.finish() == nil)
             return check.verdict.description

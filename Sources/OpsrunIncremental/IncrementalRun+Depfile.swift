@@ -1,0 +1,126 @@
+// A depfile (SPEC §10) lists what a command read, known only once it ran. The check adds the files
+// the record says the depfile listed last time (hashed then, before the command starts, as any
+// source is); a success reads the new depfile and records what it lists. A file the check already
+// hashed keeps that digest. One it did not (a header included for the first time) is hashed now,
+// after the command: if it changed since the command started, what the command read is unknown,
+// so it is recorded with a digest nothing matches and the next run runs the task again, rather
+// than believe a digest of bytes the command may never have seen. A listed file that is not there
+// is recorded the same way. A depfile not written, unreadable or malformed is a warning, and the
+// record says so: the task runs again next time (never a false "up to date").
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpsrunCore
+
+extension IncrementalRun {
+    /// `sources` (sorted) with the files the depfile listed last time added, hashed now; one that is
+    /// not there now is left out (the record has it: "source removed").
+    func adding(_ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec) -> [FileDigest] {
+        if inputs.isEmpty { return sources }
+        var files = sources
+        files.reserveCapacity(sources.count + inputs.count)
+        let declared = Set(sources.lazy.map(\.path))
+        for path in inputs where !declared.contains(path) {
+            guard let digest = digest(of: path, in: task) else { continue }
+            files.append(FileDigest(path: path, digest: digest))
+        }
+        return TaskDefinitionInput.sortedFiles(files)
+    }
+
+    /// The input to record after `check`'s task succeeded (its declared sources and what its
+    /// depfile lists now), what the depfile said, and a warning when it said nothing usable.
+    /// `startedAt`: when the task's commands started (`FileSystem.coarseRealtimeNanoseconds`).
+    func readDepfile(of check: TaskCheck, startedAt: Int64) -> (TaskDefinitionInput, DepfileRecord, Diagnostic?) {
+        let task = check.task
+        let shown = task.depfile ?? ""
+        var input = check.input
+        input.sources = check.declaredSources
+        let inputs: [String]
+        switch Self.depfileInputs(at: FileSystem.join(task.absoluteDirectory, shown)) {
+        case .success(let listed):
+            inputs = listed
+        case .failure(.missing):
+            return (input, DepfileRecord(inputs: [], problem: .missing), Diagnostic(
+                .warning, at: nil, "task '\(task.name)' succeeded without writing its depfile '\(shown)'; it runs again next time"))
+        case .failure(.unreadable(let reason)):
+            return (input, DepfileRecord(inputs: [], problem: .malformed), Diagnostic(
+                .warning, at: nil, "task '\(task.name)': depfile '\(shown)' \(reason); it runs again next time"))
+        }
+        // The digests taken before the command ran, by path.
+        var before: [String: ContentDigest] = [:]
+        before.reserveCapacity(check.input.sources.count)
+        for file in check.input.sources { before[file.path] = file.digest }
+        // Prerequisites' outputs by absolute path, hashed when they ended: made only if needed.
+        var written: [String: ContentDigest]?
+        var files = check.declaredSources
+        let declared = Set(check.declaredSources.lazy.map(\.path))
+        for path in inputs where !declared.contains(path) {
+            if let digest = before[path] {
+                files.append(FileDigest(path: path, digest: digest))
+                continue
+            }
+            let place = location(of: path, in: task)
+            let read = hasher.digestAndStatus(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
+            guard let read else {
+                files.append(FileDigest(path: path, digest: hasher.unmatchableDigest(place.absolute)))
+                continue
+            }
+            // Changed after the command started, or in the clock tick before (file times are
+            // coarse): unless a prerequisite left these very bytes (a generated header, written
+            // just before), what the command read is unknown. A directory counts by existence.
+            var trusted = read.digest == .directory
+                || max(read.status.modificationNanoseconds, read.status.changeNanoseconds) < startedAt
+            if !trusted {
+                if written == nil { written = prerequisiteOutputs(of: check) }
+                trusted = written?[place.absolute] == read.digest
+            }
+            files.append(FileDigest(path: path, digest: trusted ? read.digest : hasher.unmatchableDigest(place.absolute)))
+        }
+        input.sources = TaskDefinitionInput.sortedFiles(files)
+        return (input, DepfileRecord(inputs: inputs.sorted(by: TaskDefinitionInput.bytewise)), nil)
+    }
+
+    /// The outputs `check`'s prerequisites left in this run (hashed when each ended, before the
+    /// task started), by absolute path.
+    private func prerequisiteOutputs(of check: TaskCheck) -> [String: ContentDigest] {
+        var result: [String: ContentDigest] = [:]
+        for prerequisite in check.input.prerequisiteOutputs {
+            guard let directory = checkedDirectory(of: prerequisite.task) else { continue }
+            for file in prerequisite.outputs { result[FileSystem.join(directory, file.path)] = file.digest }
+        }
+        return result
+    }
+
+    /// Why a depfile gave no inputs.
+    enum DepfileProblem: Error {
+        case missing
+        /// Unreadable or malformed, in words ("is malformed: expected ':' in depfile").
+        case unreadable(String)
+    }
+
+    /// The files the depfile at `path` lists, each once, `./` prefixes dropped.
+    static func depfileInputs(at path: String) -> Result<[String], DepfileProblem> {
+        guard let bytes = FileText.readBytes(path) else {
+            if errno == ENOENT { return .failure(.missing) }
+            return .failure(.unreadable("cannot be read (\(FileSystem.lastErrorText()))"))
+        }
+        do {
+            var seen: Set<String> = []
+            return .success(try DepfileParser.inputs(of: bytes).map(withoutDotSlash).filter { seen.insert($0).inserted })
+        } catch {
+            return .failure(.unreadable("is malformed: \(error.reason)"))
+        }
+    }
+
+    /// `./a/b` → `a/b`: the same file as a source written `a/b`.
+    private static func withoutDotSlash(_ path: String) -> String {
+        var path = Substring(path)
+        while path.utf8.starts(with: "./".utf8), path.utf8.count > 2 { path = path.dropFirst(2) }
+        return String(path)
+    }
+}
