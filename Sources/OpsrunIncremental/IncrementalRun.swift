@@ -148,7 +148,7 @@ public final class IncrementalRun {
         var depfileInputs: [String]?
         // The depfile's files as the record lists them: the depfile itself is not read again.
         if task.depfile != nil, case .succeeded(let record)? = entry, let depfile = record.depfile {
-            depfileInputs = depfile.inputs
+            if depfile.problem == nil { depfileInputs = depfile.inputs }
             input.sources = adding(depfile.inputs, to: input.sources, of: task)
         }
         if isRecorded(task) {

@@ -52,7 +52,13 @@ public struct RunSession {
         gate?.finish()
         defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
-        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
+        var depfiles: [Int: PlanDepfile] = [:]
+        if let gate, let tasks = incremental?.tasks {
+            for (index, inputs) in gate.depfileInputs {
+                depfiles[selection[index]] = PlanDepfile(path: tasks[index].depfile ?? "", inputs: inputs)
+            }
+        }
+        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate, depfiles: depfiles)
     }
 
     private static func openIncremental(

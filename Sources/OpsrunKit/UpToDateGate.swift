@@ -22,8 +22,8 @@ final class UpToDateGate: UpToDateChecking {
     private var foundUpToDate: [Bool]
     /// Indices found up to date, for the dry-run plan.
     var upToDate: Set<Int> { Set(foundUpToDate.indices.lazy.filter { self.foundUpToDate[$0] }) }
-    /// For each checked task with a depfile, the files it listed last time (empty: none recorded).
-    private(set) var depfileInputs: [Int: [String]] = [:]
+    /// For each checked task with a depfile, the files it listed last time (`nil`: none recorded).
+    private(set) var depfileInputs: [Int: [String]?] = [:]
     private let locateDepfile: (_ task: Int) -> SourceLocation?
 
     /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
@@ -52,7 +52,7 @@ final class UpToDateGate: UpToDateChecking {
 
     func decide(_ index: Int) -> UpToDateDecision {
         let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
-        if tasks[index].depfile != nil { depfileInputs[index] = check.depfileInputs ?? [] }
+        if tasks[index].depfile != nil { depfileInputs[index] = .some(check.depfileInputs) }
         if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
             status.error(missing.error.description)

@@ -1,6 +1,18 @@
 import OpsrunCore
 import OpsrunGraph
 import OpsrunPlan
+/// A task's depfile as `-n` shows it: its path (variables expanded) and the files it listed after
+/// the task's last success, as recorded (`nil`: no record of them).
+public struct PlanDepfile: Equatable, Sendable {
+    public var path: String
+    public var inputs: [String]?
+
+    public init(path: String, inputs: [String]?) {
+        self.path = path
+        self.inputs = inputs
+    }
+}
+
 /// `-n/--dry-run`: the plan of a run, wave by wave, with each task's commands.
 public enum PlanPrinter {
     /// The formats `--dry-run` can print.
@@ -15,26 +27,31 @@ public enum PlanPrinter {
     ///     $ curl -fsSL "$URL" -o src.tgz
     /// wave 2:
     ///   compile (priority high, up to date)
-    ///     $ cc -c main.c
+    ///     $ cc -MMD -c main.c
+    ///     depfile main.d: main.c include/x.h
     ///   all (group)
     /// ```
-    /// `json`, fields in this order:
+    /// `json`, fields in this order (`depfile` only for a task with one; `inputs` null when none
+    /// are recorded):
     /// ```
     /// {"waves": [[{"name": "compile", "commands": ["cc -c main.c"], "queue": "net" | null,
-    ///              "priority": "normal", "deps": ["fetch"], "upToDate": false}]]}
+    ///              "priority": "normal", "deps": ["fetch"], "upToDate": false,
+    ///              "depfile": {"path": "main.d", "inputs": ["main.c", "include/x.h"] | null}}]]}
     /// ```
+    /// `depfiles`: by task id, for the tasks that have one.
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a plan.
     public static func render(
-        _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = []
+        _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = [],
+        depfiles: [Int: PlanDepfile] = [:]
     ) throws(Diagnostic) -> String {
         switch format {
-        case .text: return text(plan, graph, upToDate)
-        case .json: return json(plan, graph, upToDate)
+        case .text: return text(plan, graph, upToDate, depfiles)
+        case .json: return json(plan, graph, upToDate, depfiles)
         case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--dry-run", supported: formats)
         }
     }
 
-    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ depfiles: [Int: PlanDepfile]) -> String {
         var out = ""
         for (k, wave) in plan.waves.enumerated() {
             out += "wave \(k + 1):\n"
@@ -54,24 +71,34 @@ public enum PlanPrinter {
                     while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
                     out += "    $ " + lines.joined(separator: "\n      ") + "\n"
                 }
+                if let depfile = depfiles[id] {
+                    let inputs = depfile.inputs.map { $0.isEmpty ? "no files" : $0.joined(separator: " ") } ?? "not read yet"
+                    out += "    depfile \(depfile.path): \(inputs)\n"
+                }
             }
         }
         return out
     }
 
-    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ depfiles: [Int: PlanDepfile]) -> String {
         let waves = plan.waves.map { wave in
             OrderedJSON.array(
                 wave.map { id in
                     let task = graph.tasks[id]
-                    return .object([
+                    var fields: [(String, OrderedJSON)] = [
                         ("name", .string(graph.names[id])),
                         ("commands", .strings(task.commands.map(\.value))),
                         ("queue", .optional(task.queue?.value)),
                         ("priority", .string(task.priority.name)),
                         ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),
                         ("upToDate", .bool(upToDate.contains(id))),
-                    ])
+                    ]
+                    if let depfile = depfiles[id] {
+                        fields.append(("depfile", .object([
+                            ("path", .string(depfile.path)), ("inputs", depfile.inputs.map(OrderedJSON.strings) ?? .null),
+                        ])))
+                    }
+                    return .object(fields)
                 })
         }
         return OrderedJSON.object([("waves", .array(waves))]).rendered

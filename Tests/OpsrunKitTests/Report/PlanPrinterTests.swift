@@ -102,4 +102,69 @@ import Testing
         #expect(throws: error) { try PlanPrinter.render(plan("build"), of: graph, format: .mermaid) }
         #expect(throws: Diagnostic.self) { try PlanPrinter.render(plan("build"), of: graph, format: .dot) }
     }
+
+    @Test func aTaskWithADepfileShowsTheFilesItListedLastTime() throws {
+        var b = ManifestBuilder()
+        b.task("a", run: ["cc -MMD -c a.c"])
+        b.task("b", run: ["cc -MMD -c b.c"])
+        let plan = Plan(waves: [[0, 1]])
+        let depfiles = [
+            0: PlanDepfile(path: "build/a.d", inputs: ["a.c", "include/x.h"]),
+            1: PlanDepfile(path: "build/b.d", inputs: nil),
+        ]
+        #expect(
+            try PlanPrinter.render(plan, of: b.graph, format: .text, depfiles: depfiles) == """
+                wave 1:
+                  a
+                    $ cc -MMD -c a.c
+                    depfile build/a.d: a.c include/x.h
+                  b
+                    $ cc -MMD -c b.c
+                    depfile build/b.d: not read yet
+
+                """)
+        #expect(
+            try PlanPrinter.render(Plan(waves: [[0], [1]]), of: b.graph, format: .json, depfiles: depfiles) == """
+                {
+                  "waves": [
+                    [
+                      {
+                        "name": "a",
+                        "commands": [
+                          "cc -MMD -c a.c"
+                        ],
+                        "queue": null,
+                        "priority": "normal",
+                        "deps": [],
+                        "upToDate": false,
+                        "depfile": {
+                          "path": "build/a.d",
+                          "inputs": [
+                            "a.c",
+                            "include/x.h"
+                          ]
+                        }
+                      }
+                    ],
+                    [
+                      {
+                        "name": "b",
+                        "commands": [
+                          "cc -MMD -c b.c"
+                        ],
+                        "queue": null,
+                        "priority": "normal",
+                        "deps": [],
+                        "upToDate": false,
+                        "depfile": {
+                          "path": "build/b.d",
+                          "inputs": null
+                        }
+                      }
+                    ]
+                  ]
+                }
+
+                """)
+    }
 }

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SPEC §10, "Depfiles", through the real binary and the system's C compiler: `cc -MMD` writes
+/// which headers each file included, and editing one recompiles exactly the files that include it.
+@Suite struct DepfileTests {
+    static func compile(_ name: String) -> String {
+        """
+          compile-\(name):
+            run: mkdir -p build && echo \(name) >> ran.log && cc -Iinclude -MMD -c src/\(name).c -o build/\(name).o
+            sources: [src/\(name).c]
+            outputs: [build/\(name).o]
+            depfile: build/\(name).d
+
+        """
+    }
+
+    static let manifest = "default: app\ntasks:\n" + ["a", "b", "c", "d"].map(compile).joined() + """
+          app:
+            deps: [compile-a, compile-b, compile-c, compile-d]
+            run: cc -o build/app build/a.o build/b.o build/c.o build/d.o
+            outputs: [build/app]
+        """
+
+    let project: TemporaryProject
+
+    init() throws {
+        project = try TemporaryProject(Self.manifest, files: [
+            "include/common.h": "#define COMMON 1\n",
+            "include/d.h": "#define D 1\n",
+            "src/a.c": "#include \"common.h\"\nint main(void) { return 0; }\n",
+            "src/b.c": "#include \"common.h\"\nint b(void) { return COMMON; }\n",
+            "src/c.c": "#include <common.h>\nint c(void) { return COMMON; }\n",
+            "src/d.c": "#include \"d.h\"\nint d(void) { return D; }\n",
+        ])
+        project.waitUntilFileTimesArePast()
+    }
+
+    /// The compiles that ran since the last call, sorted.
+    func ran() throws -> [String] {
+        let path = project.path("ran.log")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init).sorted()
+    }
+
+    func edit(_ name: String, _ text: String) throws {
+        try text.write(toFile: project.path(name), atomically: false, encoding: .utf8)
+        project.waitUntilFileTimesArePast()
+    }
+
+    @Test func editingAHeaderRerunsExactlyTheFilesThatIncludeIt() throws {
+        let first = try project.run()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try ran() == ["a", "b", "c", "d"])
+        #expect(try project.run().stdout == "0 succeeded, 5 up to date\n")
+        try edit("include/common.h", "#define COMMON 2\n")
+        let result = try project.run("--explain", "-j", "1")
+        #expect(try ran() == ["a", "b", "c"])
+        for name in ["a", "b", "c"] {
+            #expect(result.stdout.contains("compile-\(name) runs: source include/common.h changed\n"), "\(result.stdout)")
+        }
+        try edit("include/d.h", "#define D 2\n")
+        #expect(try project.run().status == 0)
+        #expect(try ran() == ["d"])
+        #expect(try project.run().stdout == "0 succeeded, 5 up to date\n")
+    }
+
+    @Test func aNoOpRunNeedsNoDepfile() throws {
+        #expect(try project.run().status == 0)
+        _ = try ran()
+        // What they listed is in `.opsrun/`: the depfiles may go.
+        for name in ["a", "b", "c", "d"] { try FileManager.default.removeItem(atPath: project.path("build/\(name).d")) }
+        #expect(try project.run().stdout == "0 succeeded, 5 up to date\n")
+        try edit("include/d.h", "#define D 3\n")
+        #expect(try project.run().status == 0)
+        #expect(try ran() == ["d"])
+    }
+
+    @Test func aDryRunShowsWhatEachDepfileListed() throws {
+        let before = try project.run("-n", "compile-a")
+        #expect(before.stdout == """
+            wave 1:
+              compile-a
+                $ mkdir -p build && echo a >> ran.log && cc -Iinclude -MMD -c src/a.c -o build/a.o
+                depfile build/a.d: not read yet
+
+            """)
+        #expect(try project.run().status == 0)
+        try edit("include/common.h", "#define COMMON 3\n")
+        let after = try project.run("-n", "--explain", "compile-a")
+        #expect(after.stdout == """
+            wave 1:
+              compile-a
+                $ mkdir -p build && echo a >> ran.log && cc -Iinclude -MMD -c src/a.c -o build/a.o
+                depfile build/a.d: include/common.h src/a.c
+
+            """)
+        #expect(after.stderr == "compile-a runs: source include/common.h changed\n")
+    }
+
+    @Test func aTaskThatDoesNotWriteItsDepfileIsWarnedAboutAndRunsAgain() throws {
+        let project = try TemporaryProject("""
+            default: gen
+            tasks:
+              gen:
+                run: echo gen >> ran.log && echo x > out.txt
+                outputs: [out.txt]
+                depfile: out.d
+            """)
+        let first = try project.run()
+        #expect(first.status == 0)
+        #expect(first.stderr == """
+            Tasksfile.yaml:6:14: warning: task 'gen' succeeded without writing its depfile 'out.d'; it runs again next time
+
+            """)
+        let second = try project.run("--explain")
+        #expect(second.stdout.hasPrefix("gen runs: its last run did not write its depfile out.d\n"))
+        #expect(try String(contentsOfFile: project.path("ran.log"), encoding: .utf8) == "gen\ngen\n")
+    }
+}
+
+extension TemporaryProject {
+    /// Waits (at most a second) until the kernel's coarse clock, which stamps file times, has
+    /// passed the newest file's here: a compile started after this sees every file as older than
+    /// itself (one written in the same clock tick would count as changed while it ran).
+    func waitUntilFileTimesArePast() {
+        func coarseNow() -> Int64 {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME_COARSE, &now)
+            return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        }
+        var newest: Int64 = 0
+        let files = FileManager.default.enumerator(atPath: url.path)
+        while let relative = files?.nextObject() as? String {
+            var raw = stat()
+            guard stat(path(relative), &raw) == 0 else { continue }
+            newest = max(newest, Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec))
+        }
+        let deadline = coarseNow() + 1_000_000_000
+        while coarseNow() <= newest, coarseNow() < deadline { sched_yield() }
+    }
+}
