@@ -5,8 +5,6 @@ struct DependencyGraph {
     let dependents: [Int]
     /// Number of prerequisites of each operation (each listed edge counts).
     let prerequisiteCount: [Int]
-    /// Operations on the longest chain from each operation through its dependents, itself included.
-    let pathLength: [Int]
 
     init(prerequisites: [[Int]]) {
         let count = prerequisites.count
@@ -33,40 +31,40 @@ struct DependencyGraph {
         self.dependentStart = start
         self.dependents = dependents
         self.prerequisiteCount = prerequisiteCount
-        self.pathLength = Self.longestChains(
-            prerequisites: prerequisites, dependentStart: start, dependents: dependents,
-            prerequisiteCount: prerequisiteCount)
     }
 
     func dependents(of index: Int) -> ArraySlice<Int> {
         dependents[dependentStart[index]..<dependentStart[index + 1]]
     }
 
-    /// Kahn's topological order, then one pass in reverse: linear and without recursion.
-    private static func longestChains(
-        prerequisites: [[Int]], dependentStart: [Int], dependents: [Int], prerequisiteCount: [Int]
-    ) -> [Int] {
+    /// The critical path of each operation: the largest sum of `costs` along a chain from it through
+    /// its dependents, its own included. With every cost 1, the number of operations on the
+    /// longest chain. Kahn's topological order, then one pass in reverse: linear, no recursion.
+    func criticalPaths(costs: [UInt64]) -> [UInt64] {
+        let count = prerequisiteCount.count
+        precondition(costs.count == count, "one cost per operation")
         var remaining = prerequisiteCount
-        var order = prerequisites.indices.filter { remaining[$0] == 0 }
-        order.reserveCapacity(prerequisites.count)
+        var order = (0..<count).filter { remaining[$0] == 0 }
+        order.reserveCapacity(count)
         var next = 0
         while next < order.count {
             let index = order[next]
             next += 1
-            for dependent in dependents[dependentStart[index]..<dependentStart[index + 1]] {
+            for dependent in self.dependents(of: index) {
                 remaining[dependent] -= 1
                 if remaining[dependent] == 0 { order.append(dependent) }
             }
         }
         // The lead rejects cycles before anything is scheduled (SPEC §3).
-        precondition(
-            order.count == prerequisites.count, "the operations contain a dependency cycle")
-        var length = [Int](repeating: 1, count: prerequisites.count)
+        precondition(order.count == count, "the operations contain a dependency cycle")
+        var path = costs
         for index in order.reversed() {
-            for dependent in dependents[dependentStart[index]..<dependentStart[index + 1]] {
-                length[index] = max(length[index], length[dependent] + 1)
-            }
+            var longest: UInt64 = 0
+            for dependent in self.dependents(of: index) { longest = max(longest, path[dependent]) }
+            // Saturating: a sum past 2^64 microseconds would only be a wrong order, not a crash.
+            let (sum, overflow) = costs[index].addingReportingOverflow(longest)
+            path[index] = overflow ? .max : sum
         }
-        return length
+        return path
     }
 }

@@ -10,6 +10,11 @@ public final class OperationEngine {
     let observer: RunObserver
     let upToDate: UpToDateChecking?
     let graph: DependencyGraph
+    /// Each operation's expected cost, asked for once (see `init`).
+    private var costs: (() -> [UInt64])?
+    /// Each operation's critical path, made when the first operation is queued: a run in which
+    /// every operation is up to date never needs it, nor the costs it is made of.
+    private var criticalPaths: [UInt64]?
 
     var states: [OperationState]
     /// Prerequisites that have not yet finished well.
@@ -37,9 +42,12 @@ public final class OperationEngine {
     var hasRun = false
 
     /// `upToDate`, when given, is asked about each operation as it becomes ready (SPEC §5).
+    /// `costs` gives each operation's expected cost (its last recorded duration), which weighs
+    /// the critical path the queue orders by (SPEC §1); asked once, and only when an operation is
+    /// queued. Without it every operation costs 1: the path is the number of operations behind.
     public init(
         specs: [OperationSpec], configuration: EngineConfiguration, runner: CommandRunner,
-        observer: RunObserver, upToDate: UpToDateChecking? = nil
+        observer: RunObserver, upToDate: UpToDateChecking? = nil, costs: (() -> [UInt64])? = nil
     ) {
         precondition(configuration.maxConcurrentOperationCount >= 1, "-j must be at least 1")
         precondition(
@@ -52,6 +60,7 @@ public final class OperationEngine {
         self.runner = runner
         self.observer = observer
         self.upToDate = upToDate
+        self.costs = costs
         checkedToRun = Array(repeating: false, count: specs.count)
         graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
         states = Array(repeating: .pending, count: specs.count)
@@ -121,11 +130,18 @@ public final class OperationEngine {
             finish(index, .succeeded)
         } else {
             let key = ReadyKey(
-                priority: specs[index].priority.rawValue, pathLength: graph.pathLength[index],
-                index: index)
+                priority: specs[index].priority.rawValue, criticalPath: criticalPath(of: index), index: index)
             ready.insert(key, queue: specs[index].queue)
         }
         return true
+    }
+
+    private func criticalPath(of index: Int) -> UInt64 {
+        if let criticalPaths { return criticalPaths[index] }
+        let made = graph.criticalPaths(costs: costs?() ?? Array(repeating: 1, count: specs.count))
+        criticalPaths = made
+        costs = nil
+        return made[index]
     }
 
     /// Starts ready operations in order while the bounds allow; an interactive one at the head

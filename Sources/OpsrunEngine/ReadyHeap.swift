@@ -1,14 +1,15 @@
 /// What decides which ready operation starts first: priority, then critical path, then spec order.
 struct ReadyKey: Sendable, Equatable {
     var priority: Int
-    /// Operations on the longest chain from this one to the end of the graph, itself included.
-    var pathLength: Int
+    /// The cost of the longest chain from this operation to the end of the graph, its own included
+    /// (`DependencyGraph.criticalPaths`): long work behind it starts it first.
+    var criticalPath: UInt64
     var index: Int
 
     /// Whether `self` starts before `other`.
     func precedes(_ other: ReadyKey) -> Bool {
         if priority != other.priority { return priority > other.priority }
-        if pathLength != other.pathLength { return pathLength > other.pathLength }
+        if criticalPath != other.criticalPath { return criticalPath > other.criticalPath }
         return index < other.index
     }
 }

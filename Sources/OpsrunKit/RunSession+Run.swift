@@ -18,12 +18,14 @@ extension RunSession {
             graceMilliseconds: invocation.graceMilliseconds,
             childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
         let engine = OperationEngine(
-            specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate)
+            specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
+            costs: estimatedCosts)
         let report = engine.run()
         let ended = MonotonicClock.now()
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
+        recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
         KeptUntilExit.keep(engine, gate as Any, printer, report)
         guard let reports, let recorder else { return report.exitCode }
@@ -34,6 +36,16 @@ extension RunSession {
         for problem in problems { status.error("error: \(problem)") }
         // A CI step must not pass without the report it asked for.
         return problems.isEmpty || report.exitCode != .success ? report.exitCode : .failure
+    }
+
+    /// Keeps how long each task that succeeded took, for the next run's critical path.
+    private func recordDurations(of report: RunReport) {
+        for (index, operation) in report.operations.enumerated()
+        where operation.state == .finished(.succeeded) && !specs[index].isGroup {
+            guard let result = operation.lastResult, result.endNanoseconds >= result.startNanoseconds else { continue }
+            durations.record(specs[index].name, microseconds: (result.endNanoseconds - result.startNanoseconds) / 1_000)
+        }
+        durations.save(keeping: Set(project.graph.names))
     }
 
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares

@@ -17,6 +17,8 @@ public struct RunSession {
     /// `sources`, `outputs` or a `depfile` (otherwise every task runs and `.opsrun/` is not even created).
     /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
     let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
+    /// How long each task took last time: the queue's critical path weighs them (issue 15).
+    let durations: TaskDurations
 
     /// `preloadedState`: the state, opening on another thread since the manifest was found.
     public init(
@@ -37,6 +39,9 @@ public struct RunSession {
         incremental = Self.openIncremental(
             project: project, selection: selection, builder: operationBuilder, force: invocation.force,
             preloaded: preloadedState, runs: invocation.action == .run)
+        durations = TaskDurations(
+            stateDirectory: StateDirectory.path(forManifestIn: project.manifest.directory),
+            recordNames: StateRecordNames(manifestPath: project.source.path))
         let (specs, queueBounds) = operationBuilder.operations(for: selection)
         self.specs = specs
         configuration = EngineConfiguration(
@@ -48,7 +53,8 @@ public struct RunSession {
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
     public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
         let gate = upToDateGate(recording: false, status: status)
-        let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
+        let plan = DryRunPlanner.plan(
+            specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate, costs: estimatedCosts)
         gate?.finish()
         defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
@@ -59,6 +65,14 @@ public struct RunSession {
             }
         }
         return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate, depfiles: depfiles)
+    }
+
+    /// Each operation's expected cost, from the durations recorded: asked by the engine only when
+    /// something must run.
+    var estimatedCosts: () -> [UInt64] {
+        { [specs, durations] in
+            OperationCosts.estimate(specs: specs, recorded: specs.map { durations.microseconds(of: $0.name) })
+        }
     }
 
     private static func openIncremental(

@@ -12,13 +12,15 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
 
     /// The plan of `specs`, where `specs[i]` is task `taskIDs[i]`.
     /// `upToDate` marks operations that would be skipped; they appear in the wave they would finish in.
+    /// `costs`: the expected cost of each operation, as for a run (`OperationEngine`).
     public static func plan(
         specs: [OperationSpec], taskIDs: [Int], configuration: EngineConfiguration,
-        upToDate: UpToDateChecking? = nil
+        upToDate: UpToDateChecking? = nil, costs: (() -> [UInt64])? = nil
     ) -> Plan {
         let planner = DryRunPlanner()
         _ = OperationEngine(
-            specs: specs, configuration: configuration, runner: planner, observer: planner, upToDate: upToDate
+            specs: specs, configuration: configuration, runner: planner, observer: planner, upToDate: upToDate,
+            costs: costs
         ).run()
         return Plan(waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } })
     }

@@ -24,4 +24,13 @@ public struct StateRecordNames: Sendable, Equatable {
 
     /// The key of `task`'s record.
     func key(of task: String) -> String { prefix.isEmpty ? task : prefix + task }
+
+    /// The task whose key `key` is, when it is one of this manifest's; `nil` for another's.
+    func task(ofKey key: String) -> String? {
+        guard prefix.isEmpty else { return key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : nil }
+        // Another manifest's key is `<file name>/<task>`; a task's own name holds a `/` only inside
+        // the `[...]` of an `each` instance.
+        if let slash = key.firstIndex(of: "/"), !key[..<slash].contains("[") { return nil }
+        return key
+    }
 }

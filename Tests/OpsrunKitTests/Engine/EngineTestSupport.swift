@@ -50,9 +50,10 @@ struct EngineRun {
     var startedNames: [String] { recorder.startedIndices.map { specs[$0].name } }
 }
 
+/// `costs`: each operation's expected cost (its last recorded duration), by name; 1 when not given.
 func runEngine(
     _ operations: [TestOperation], jobs: Int = 1, queueBounds: [Int] = [], keepGoing: Bool = false,
-    runner: CommandRunner, upToDate: UpToDateChecking? = nil
+    runner: CommandRunner, upToDate: UpToDateChecking? = nil, costs: [String: UInt64]? = nil
 ) -> EngineRun {
     let specs = makeSpecs(operations)
     let recorder = EventRecorder()
@@ -60,7 +61,8 @@ func runEngine(
         specs: specs,
         configuration: EngineConfiguration(
             maxConcurrentOperationCount: jobs, queueBounds: queueBounds, keepGoing: keepGoing),
-        runner: runner, observer: recorder, upToDate: upToDate)
+        runner: runner, observer: recorder, upToDate: upToDate,
+        costs: costs.map { costs in { specs.map { costs[$0.name] ?? 1 } } })
     return EngineRun(report: engine.run(), recorder: recorder, specs: specs)
 }
 
