@@ -18,18 +18,39 @@ import Darwin
 import OpsrunCore
 
 extension IncrementalRun {
-    /// `sources` (sorted) with the files the depfile listed last time added, hashed now; one that is
-    /// not there now is left out (the record has it: "source removed").
+    /// `sources` (sorted) with the files the depfile listed last time (`inputs`, sorted) added,
+    /// hashed now; one that is not there now is left out (the record has it: "source removed").
+    /// Both lists are sorted, so they are merged rather than sorted again.
     func adding(_ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec) -> [FileDigest] {
         if inputs.isEmpty { return sources }
-        var files = sources
+        var files: [FileDigest] = []
         files.reserveCapacity(sources.count + inputs.count)
-        let declared = Set(sources.lazy.map(\.path))
-        for path in inputs where !declared.contains(path) {
-            guard let digest = digest(of: path, in: task) else { continue }
+        var next = sources.startIndex
+        for path in inputs {
+            while next < sources.endIndex, TaskDefinitionInput.bytewise(sources[next].path, path) {
+                files.append(sources[next])
+                next += 1
+            }
+            // A declared source: hashed already.
+            if next < sources.endIndex, sources[next].path == path { continue }
+            guard let digest = sharedDigest(of: path, in: task) else { continue }
             files.append(FileDigest(path: path, digest: digest))
         }
-        return TaskDefinitionInput.sortedFiles(files)
+        files += sources[next...]
+        return files
+    }
+
+    /// `digest(of:in:)`, remembered until a command starts: the headers a depfile lists are
+    /// mostly shared (one `common.h` in every compile), so each is looked at once, not once per
+    /// task that includes it (in a no-op run of 2,000 compiles of 20 headers each, 40,000 stats).
+    private func sharedDigest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
+        guard remembersDigests else { return digest(of: path, in: task) }
+        let key = task.absoluteDirectory == baseDirectory && path.utf8.first != UInt8(ascii: "/")
+            ? path : FileSystem.join(task.absoluteDirectory, path)
+        if let known = rememberedDigests[key] { return known }
+        let digest = digest(of: path, in: task)
+        rememberedDigests[key] = .some(digest)
+        return digest
     }
 
     /// The input to record after `check`'s task succeeded (its declared sources and what its

@@ -54,6 +54,10 @@ public final class IncrementalRun {
     private var prefetch: StatPrefetch?
     /// How this manifest's tasks are named in the state, apart from its directory's other manifests'.
     private let recordNames: StateRecordNames
+    /// Digests of depfiles' files looked at so far (by path relative to `baseDirectory`, else
+    /// absolute), while `remembersDigests`: no command has started yet, so none has changed.
+    var rememberedDigests: [String: ContentDigest?] = [:]
+    var remembersDigests = true
     /// When each running task with a depfile started, by `startClock`.
     private var startTimes: [String: Int64] = [:]
     /// The clock of `startTimes`: the one file times are stamped with (tests move it).
@@ -182,6 +186,10 @@ public final class IncrementalRun {
         // From now on files may change under this run: stat afresh.
         prefetch?.cancel()
         prefetch = nil
+        if remembersDigests {
+            remembersDigests = false
+            rememberedDigests = [:]
+        }
         pending.insert(check.task.name)
         if check.task.depfile != nil { startTimes[check.task.name] = startClock() }
         do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
