@@ -2,10 +2,11 @@
 // the record says the depfile listed last time (hashed then, before the command starts, as any
 // source is); a success reads the new depfile and records what it lists. A file the check already
 // hashed keeps that digest. One it did not (a header included for the first time) is hashed now,
-// after the command: if it changed since the command started, what the command read is unknown,
-// so it is recorded with a digest nothing matches and the next run runs the task again, rather
-// than believe a digest of bytes the command may never have seen. A listed file that is not there
-// is recorded the same way. A depfile not written, unreadable or malformed is a warning, and the
+// after the command: if it changed since the command started (or in the clock tick before: file
+// times are coarse), what the command read is unknown, so unless a prerequisite of this run left
+// exactly those bytes it is recorded with a digest nothing matches, and the next run runs the task
+// again rather than believe a digest of bytes the command may never have seen. A listed file that
+// is not there is recorded the same way. A depfile not written, unreadable or malformed is a warning, and the
 // record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
