@@ -62,7 +62,8 @@ import Testing
         #expect(try String(contentsOfFile: project.path("out/run.json"), encoding: .utf8).hasPrefix("{\n  \"version\": 1,"))
         #expect(try String(contentsOfFile: project.path("out/junit.xml"), encoding: .utf8).hasPrefix("<?xml"))
         #expect(manager.fileExists(atPath: project.path("out/trace.json")))
-        #expect(try manager.contentsOfDirectory(atPath: project.url.path).sorted() == ["Tasksfile.yaml", "inner", "junit.xml", "out", "ran", "run.json"])
+        // `.opsrun` keeps how long `hello` took.
+        #expect(try manager.contentsOfDirectory(atPath: project.url.path).sorted() == [".opsrun", "Tasksfile.yaml", "inner", "junit.xml", "out", "ran", "run.json"])
     }
 
     @Test func twoSpellingsOfOneFileThroughALinkAreRefused() throws {
