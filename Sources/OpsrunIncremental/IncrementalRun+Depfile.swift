@@ -6,8 +6,8 @@
 // times are coarse), what the command read is unknown, so unless a prerequisite of this run left
 // exactly those bytes it is recorded with a digest nothing matches, and the next run runs the task
 // again rather than believe a digest of bytes the command may never have seen. A listed file that
-// is not there is recorded the same way. A depfile not written, unreadable or malformed is a warning, and the
-// record says so: the task runs again next time (never a false "up to date").
+// is not there is recorded the same way. A depfile not written, unreadable or malformed is a
+// warning, and the record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
 import Glibc
