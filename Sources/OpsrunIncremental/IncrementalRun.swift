@@ -210,13 +210,16 @@ public final class IncrementalRun {
         // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
         guard isRecorded(check.task), !hasher.wasStopped else { return [] }
         var warnings: [Diagnostic] = []
-        var record = TaskRecord(input: check.input, outputs: outputs)
+        let record: TaskRecord
         if check.task.depfile != nil {
-            let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? 0)
+            // Without a start time (no `willRun`), every file first listed counts as changed.
+            let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? .min)
             if let warning { warnings.append(warning) }
             // Hashing was cut short by a signal: the digests are of nothing.
             guard !hasher.wasStopped else { return warnings }
             record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
+        } else {
+            record = TaskRecord(input: check.input, outputs: outputs)
         }
         do {
             try store.recordSucceeded(
