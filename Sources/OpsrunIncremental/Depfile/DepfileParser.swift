@@ -19,15 +19,15 @@
 // An empty file (or only blank lines) is a depfile that lists nothing.
 
 /// Reads the inputs out of a Makefile-syntax dependency file (ninja's depfile parser, in Swift).
-package enum DepfileParser {
+enum DepfileParser {
     /// Why a depfile could not be read, in words for a warning.
-    package struct Malformed: Error, Equatable, CustomStringConvertible {
-        package var reason: String
-        package var description: String { reason }
+    struct Malformed: Error, Equatable, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
     }
 
     /// The inputs `bytes` lists, each once, in the order first written.
-    package static func inputs(of bytes: [UInt8]) throws(Malformed) -> [String] {
+    static func inputs(of bytes: [UInt8]) throws(Malformed) -> [String] {
         var scanner = Scanner(bytes)
         var inputs: [String] = []
         var seenInputs: Set<[UInt8]> = []
