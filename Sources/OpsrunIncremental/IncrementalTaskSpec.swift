@@ -7,6 +7,7 @@ public struct IncrementalTaskSpec: Sendable {
     private struct Fields {
         var name: String
         var commands: [String]
+        var arguments: [String]
         var environment: [EnvironmentVariable]
         var directory: String
         var absoluteDirectory: String
@@ -38,6 +39,11 @@ public struct IncrementalTaskSpec: Sendable {
     public var commands: [String] {
         get { fields.commands }
         set { fields.commands = newValue }
+    }
+    /// `opsrun TASK -- ARG...`: the arguments its commands get; part of what defines it.
+    public var arguments: [String] {
+        get { fields.arguments }
+        set { fields.arguments = newValue }
     }
     /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
     public var environment: [EnvironmentVariable] {
@@ -72,11 +78,12 @@ public struct IncrementalTaskSpec: Sendable {
     }
 
     public init(
-        name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
+        name: String, commands: [String], arguments: [String] = [], environment: [EnvironmentVariable] = [],
+        directory: String = ".",
         absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], prerequisites: [String] = []
     ) {
         box = Box(Fields(
-            name: name, commands: commands, environment: environment, directory: directory,
+            name: name, commands: commands, arguments: arguments, environment: environment, directory: directory,
             absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, prerequisites: prerequisites))
     }
 }

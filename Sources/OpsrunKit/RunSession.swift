@@ -31,9 +31,18 @@ public struct RunSession {
         let builder = EnvironmentBuilder(
             processEnvironment: environment, dotenv: dotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        operationBuilder = OperationBuilder(
+        var operationBuilder = OperationBuilder(
             graph: project.graph, manifest: project.manifest, environment: builder,
             buildsEnvironments: invocation.action != .dryRun)
+        if !invocation.taskArguments.isEmpty {
+            let id = try Self.argumentsTask(of: project, roots: roots, named: !invocation.targets.isEmpty)
+            operationBuilder.arguments = [id: invocation.taskArguments]
+        }
+        // Before anything starts (and for a plan too): a run that cannot have what it requires
+        // is a usage error, exit 2, as a bad manifest is.
+        let missing = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text }
+        if !missing.isEmpty { throw ProjectError(diagnostics: missing, sources: [project.source.displayName: project.text]) }
+        self.operationBuilder = operationBuilder
         incremental = Self.openIncremental(
             project: project, selection: selection, builder: operationBuilder, force: invocation.force,
             preloaded: preloadedState, runs: invocation.action == .run)
@@ -44,6 +53,23 @@ public struct RunSession {
             keepGoing: invocation.keepGoing)
     }
 
+    /// The task whose commands get the arguments after `--`: the one root, named or the
+    /// manifest's single `default`, which must run commands of its own.
+    static func argumentsTask(of project: Project, roots: [Int], named: Bool) throws(ProjectError) -> Int {
+        func usage(_ message: String) -> ProjectError {
+            ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
+        }
+        let names = roots.map { project.graph.names[$0] }
+        guard roots.count == 1, let id = roots.first else {
+            if named { throw usage("only one task may be named before '--', whose commands get the arguments after it; named: \(names.joined(separator: ", "))") }
+            throw usage("the arguments after '--' go to one task, but 'default' names \(names.count): \(names.joined(separator: ", ")); name the task before '--'")
+        }
+        if project.graph.tasks[id].isGroup {
+            throw usage("task '\(names[0])' runs no commands of its own (it only has deps), so the arguments after '--' would go nowhere; name a task that has 'run'")
+        }
+        return id
+    }
+
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
     public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
@@ -52,7 +78,8 @@ public struct RunSession {
         gate?.finish()
         defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
-        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
+        return try PlanPrinter.render(
+            plan, of: project.graph, format: format, upToDate: upToDate, arguments: operationBuilder.arguments)
     }
 
     private static func openIncremental(

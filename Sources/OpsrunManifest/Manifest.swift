@@ -88,6 +88,8 @@ public struct TaskSpec: Equatable, Sendable {
     public var allowFailure: Bool
     /// Runs alone with the terminal as its standard input and output.
     public var interactive: Bool
+    /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
+    public var requires: [Located<String>] = []
 
     public init(
         name: String, location: SourceLocation, description: String? = nil,

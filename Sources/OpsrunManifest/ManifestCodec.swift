@@ -19,7 +19,7 @@ import OpsrunEngine
 /// bytes give `nil`, never a crash or an out-of-range id.
 public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
-    public static let formatVersion: UInt32 = 1
+    public static let formatVersion: UInt32 = 2
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -98,6 +98,7 @@ private struct ManifestWriter {
         optional(t.timeoutMilliseconds) { $0.signed($1) }
         signed(t.retries)
         int((t.allowFailure ? 1 : 0) | (t.interactive ? 2 : 0))
+        array(t.requires) { $0.located($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -231,6 +232,7 @@ private struct ManifestReader {
         guard flags < 4 else { throw Malformed() }
         t.allowFailure = flags & 1 != 0
         t.interactive = flags & 2 != 0
+        t.requires = try array { r throws(Malformed) in try r.located() }
         return ids
     }
 

@@ -1,6 +1,7 @@
 /// A key of a task's mapping, classified once (see `TaskSpecReader.keys` for the spellings).
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, queue, priority, qos, timeout, retries, allowFailure, interactive
+    case requires
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -22,6 +23,7 @@ enum TaskKey {
         case (3, UInt8(ascii: "q")): candidate = .qos
         case (7, UInt8(ascii: "t")): candidate = .timeout
         case (7, UInt8(ascii: "r")): candidate = .retries
+        case (8, UInt8(ascii: "r")): candidate = .requires
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
         default: return nil
@@ -47,6 +49,7 @@ enum TaskKey {
         case .retries: "retries"
         case .allowFailure: "allow_failure"
         case .interactive: "interactive"
+        case .requires: "requires"
         }
     }
 }

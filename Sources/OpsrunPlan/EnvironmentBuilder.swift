@@ -1,3 +1,4 @@
+import OpsrunCore
 import OpsrunEngine
 import OpsrunManifest
 /// The environment each task's commands see, layered as SPEC §2 says: opsrun's own, then the
@@ -13,6 +14,9 @@ public struct EnvironmentBuilder: Sendable {
     private let overrides: [(name: String, value: String)]
     /// `shared` as `NAME=VALUE` strings, built once for the tasks that add nothing of their own.
     private let sharedBlock: [String]
+    /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (SPEC §10);
+    /// such an entry's value is left as written. A run reports them before anything starts.
+    public private(set) var sharedProblems: [ExpansionFailure] = []
 
     public init(
         processEnvironment: [String: String], dotenv: [(name: String, value: String)],
@@ -20,9 +24,11 @@ public struct EnvironmentBuilder: Sendable {
     ) {
         var values = processEnvironment
         for (name, value) in dotenv { values[name] = value }
-        Self.apply(manifestEnvironment, to: &values, overrides: overrides)
+        var problems: [ExpansionFailure] = []
+        Self.apply(manifestEnvironment, to: &values, overrides: overrides) { problems.append($0) }
         for (name, value) in overrides { values[name] = value }
         shared = values
+        sharedProblems = problems
         self.overrides = overrides
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
     }
@@ -39,24 +45,50 @@ public struct EnvironmentBuilder: Sendable {
         return JobEnvironment(values.map { "\($0.key)=\($0.value)" })
     }
 
-    /// The variables `${NAME}` sees in the task's `dir`, `sources` and `outputs`.
-    public func variables(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> [String: String] {
+    /// The variables `${NAME}` sees in the task's `dir`, `sources` and `outputs`. `problems`
+    /// hears of each entry of the task's `env` whose `${NAME:?}` failed.
+    public func variables(
+        forTask taskName: String, taskEnvironment: [EnvironmentEntry],
+        problems: ((ExpansionFailure) -> Void)? = nil
+    ) -> [String: String] {
         var values = shared
         values["OPSRUN_TASK"] = taskName
-        Self.apply(taskEnvironment, to: &values, overrides: overrides)
+        Self.apply(taskEnvironment, to: &values, overrides: overrides, problems: problems)
         for (name, value) in overrides { values[name] = value }
         return values
     }
 
     private static func apply(
         _ entries: [EnvironmentEntry], to values: inout [String: String],
-        overrides: [(name: String, value: String)]
+        overrides: [(name: String, value: String)], problems: ((ExpansionFailure) -> Void)? = nil
     ) {
         for entry in entries {
-            let expanded = Interpolation.expand(entry.value) { name in
-                overrides.last(where: { $0.name == name })?.value ?? values[name]
+            do {
+                values[entry.name] = try Interpolation.expand(entry.value) { name in
+                    overrides.last(where: { $0.name == name })?.value ?? values[name]
+                }
+            } catch {
+                values[entry.name] = entry.value
+                problems?(ExpansionFailure(template: entry.value, location: entry.location, entry: entry.name, problem: error))
             }
-            values[entry.name] = expanded
         }
+    }
+}
+
+/// A value whose expansion failed at run time (`${NAME:?message}`), with what an error needs.
+public struct ExpansionFailure: Sendable {
+    /// The value as written.
+    public var template: String
+    /// Where it is written (for an `env` entry, its key's place).
+    public var location: SourceLocation
+    /// The `env` entry it is the value of, if it is one.
+    public var entry: String?
+    public var problem: Interpolation.Problem
+
+    public init(template: String, location: SourceLocation, entry: String? = nil, problem: Interpolation.Problem) {
+        self.template = template
+        self.location = location
+        self.entry = entry
+        self.problem = problem
     }
 }

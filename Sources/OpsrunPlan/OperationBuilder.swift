@@ -12,6 +12,8 @@ public struct OperationBuilder {
     /// False for a plan (`-n`), which starts nothing: each job's environment is a copy of the
     /// whole process environment, 140 MB for 100,000 tasks, that nothing would read.
     public var buildsEnvironments: Bool
+    /// `opsrun TASK -- ARG...`: the arguments of the task (by id) named before `--` (SPEC §10).
+    public var arguments: [Int: [String]] = [:]
 
     public init(
         graph: TaskGraph, manifest: Manifest, environment: EnvironmentBuilder,
@@ -41,7 +43,7 @@ public struct OperationBuilder {
                 environment: task.isGroup || !buildsEnvironments
                     ? [] : environment.jobEnvironment(forTask: task.name, taskEnvironment: task.environment),
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
-                interactive: task.interactive)
+                interactive: task.interactive, arguments: arguments[id] ?? [])
             specs.append(OperationSpec(
                 name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
                 priority: task.priority, queue: task.queue.flatMap { queueIndex[$0.value] },
@@ -76,7 +78,7 @@ public struct OperationBuilder {
             func expand(_ text: String) -> String {
                 guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
                 let values = taskVariables()
-                return Interpolation.expand(text) { values[$0] }
+                return Interpolation.expandChecked(text) { values[$0] }
             }
             let definition: [EnvironmentVariable]
             if task.environment.isEmpty, let sharedDefinition {
@@ -88,7 +90,8 @@ public struct OperationBuilder {
             }
             let directory = task.directory.map { expand($0.value) }
             specs.append(IncrementalTaskSpec(
-                name: task.name, commands: task.commands.map(\.value), environment: definition,
+                name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
+                environment: definition,
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
@@ -102,7 +105,7 @@ public struct OperationBuilder {
         let base = manifest.directory
         guard let dir = task.directory else { return base }
         let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
-        let expanded = Interpolation.expand(dir.value) { variables[$0] }
+        let expanded = Interpolation.expandChecked(dir.value) { variables[$0] }
         return FileText.absolute(expanded, relativeTo: base)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// and how every error is worded. Each is tried through both parsers: the quick one that reads the
 /// common command lines and ArgumentParser (`--output prefixed` sends a line there).
 @Suite struct UsageErrorsTests {
-    static let usage = "Usage: opsrun [<options>] [<task|NAME=VALUE> ...]\n  See 'opsrun --help' for more information.\n"
+    static let usage = "Usage: opsrun [<options>] [<task|NAME=VALUE> ...] [-- <arg> ...]\n  See 'opsrun --help' for more information.\n"
 
     static let viaArgumentParser = ["--output", "prefixed"]
 
@@ -26,6 +26,18 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr == "error: invalid variable '\(argument)': in NAME=VALUE, NAME is letters, digits and '_', not starting with a digit\n" + Self.usage)
         #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+    }
+
+    @Test(arguments: [[], viaArgumentParser])
+    func onlyOneTaskMayBeNamedBeforeTheArguments(extra: [String]) throws {
+        let project = try TemporaryProject("tasks:\n  a: touch ran\n  b: touch ran\n")
+        let result = try OpsrunBinary.run(extra + ["a", "X=1", "b", "--", "-v"], in: project.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == "error: only one task may be named before '--', whose commands get the arguments after it; named: a, b\n" + Self.usage)
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+        let list = try OpsrunBinary.run(extra + ["--list", "--", "-v"], in: project.url)
+        #expect(list.status == 2)
+        #expect(list.stderr == "error: the arguments after '--' are for a task's commands; --list and --graph run none\n" + Self.usage)
     }
 
     @Test func variablesWithValidNamesStillRun() throws {

@@ -6,7 +6,8 @@ public enum PlanPrinter {
     /// The formats `--dry-run` can print.
     public static let formats: [OutputFormat] = [.text, .json]
 
-    /// The plan in `format`; `upToDate` holds the ids of tasks that would be skipped as up to date.
+    /// The plan in `format`; `upToDate` holds the ids of tasks that would be skipped as up to date,
+    /// `arguments` the arguments after `--` by task id, shown after each of its commands.
     ///
     /// `text`, waves numbered from 1, tasks in the order the queue would pick them:
     /// ```
@@ -17,24 +18,29 @@ public enum PlanPrinter {
     ///   compile (priority high, up to date)
     ///     $ cc -c main.c
     ///   all (group)
+    ///   test
+    ///     $ pytest "$@"  # args: -v '-k foo'
     /// ```
     /// `json`, fields in this order:
     /// ```
     /// {"waves": [[{"name": "compile", "commands": ["cc -c main.c"], "queue": "net" | null,
     ///              "priority": "normal", "deps": ["fetch"], "upToDate": false}]]}
     /// ```
+    /// and, for the task named before `--` only, `"arguments": ["-v", "-k foo"]` after `commands`.
+    /// ```
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a plan.
     public static func render(
-        _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = []
+        _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = [],
+        arguments: [Int: [String]] = [:]
     ) throws(Diagnostic) -> String {
         switch format {
-        case .text: return text(plan, graph, upToDate)
-        case .json: return json(plan, graph, upToDate)
+        case .text: return text(plan, graph, upToDate, arguments)
+        case .json: return json(plan, graph, upToDate, arguments)
         case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--dry-run", supported: formats)
         }
     }
 
-    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ arguments: [Int: [String]]) -> String {
         var out = ""
         for (k, wave) in plan.waves.enumerated() {
             out += "wave \(k + 1):\n"
@@ -50,7 +56,8 @@ public enum PlanPrinter {
                 for command in task.commands {
                     // A multi-line command (a `|` block) keeps its later lines under the first
                     // one's text; the block's final newline would only add a blank line.
-                    var lines = command.value.split(separator: "\n", omittingEmptySubsequences: false)
+                    let shown = ArgumentsNote.appended(to: command.value, arguments[id] ?? [])
+                    var lines = shown.split(separator: "\n", omittingEmptySubsequences: false)
                     while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
                     out += "    $ " + lines.joined(separator: "\n      ") + "\n"
                 }
@@ -59,19 +66,23 @@ public enum PlanPrinter {
         return out
     }
 
-    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>) -> String {
+    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ arguments: [Int: [String]]) -> String {
         let waves = plan.waves.map { wave in
             OrderedJSON.array(
                 wave.map { id in
                     let task = graph.tasks[id]
-                    return .object([
+                    var fields: [(String, OrderedJSON)] = [
                         ("name", .string(graph.names[id])),
                         ("commands", .strings(task.commands.map(\.value))),
+                    ]
+                    if let taskArguments = arguments[id] { fields.append(("arguments", .strings(taskArguments))) }
+                    fields += [
                         ("queue", .optional(task.queue?.value)),
                         ("priority", .string(task.priority.name)),
                         ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),
                         ("upToDate", .bool(upToDate.contains(id))),
-                    ])
+                    ]
+                    return .object(fields)
                 })
         }
         return OrderedJSON.object([("waves", .array(waves))]).rendered

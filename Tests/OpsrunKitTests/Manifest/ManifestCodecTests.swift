@@ -33,6 +33,7 @@ import Testing
         #expect(build.timeoutMilliseconds == 90_000)
         #expect(build.retries == 2 && build.allowFailure && build.interactive)
         #expect(build.qualityOfService == .background && build.priority == .veryLow)
+        #expect(build.requires.map(\.value) == ["TOKEN", "REGION"])
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -114,5 +115,6 @@ import Testing
             retries: 2
             allow_failure: true
             interactive: true
+            requires: [TOKEN, REGION]
         """
 }
