@@ -2,12 +2,15 @@ import OpsrunCore
 import OpsrunEngine
 import OpsrunPlan
 import OpsrunReport
+import OpsrunProcess
 /// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
 /// print the plan, or run. Returns the exit code; says everything through the `Status`.
 public enum Driver {
     /// `environment`: opsrun's own environment, the base of every command's; `status`: the voice,
-    /// on the streams the executable owns.
-    public static func run(_ invocation: Invocation, environment: [String: String], status: Status) -> ExitCode {
+    /// on the streams the executable owns; `host`: what it set up for its process.
+    public static func run(
+        _ invocation: Invocation, environment: [String: String], status: Status, host: ProcessHost = .embedded
+    ) -> ExitCode {
         guard let start = startDirectory(invocation) else {
             status.error("error: -C \(invocation.directory ?? ""): no such directory")
             return .usage
@@ -52,7 +55,7 @@ public enum Driver {
                 // A report on standard output comes alone there: what the run prints goes to
                 // standard error instead, so `--report - | jq` reads JSON only.
                 if reports?.writesToStandardOutput == true { status.giveStandardOutputToReport() }
-                return session.run(status: status, reports: reports)
+                return session.run(status: status, host: host, reports: reports)
             }
         } catch {
             status.error(error.rendered)

@@ -5,7 +5,8 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    public func run(status: Status, reports: ReportFiles? = nil) -> ExitCode {
+    /// `host`: what the executable set up for its process (`ProcessHost`).
+    public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
         let clock = RunClock.now()
         let options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
@@ -16,7 +17,7 @@ extension RunSession {
         let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
         let runner = ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
-            childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
+            host: host)
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate)
         let report = engine.run()

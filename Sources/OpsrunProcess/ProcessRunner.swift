@@ -17,18 +17,20 @@ import OpsrunEngine
 /// after the grace period: nothing a task started outlives opsrun.
 public final class ProcessRunner: CommandRunner {
     /// How the runner learns that a command's process exited.
-    public enum ChildExitNotice {
+    public enum ChildExitNotice: Sendable {
         /// A pidfd per command in the epoll set. Works in any process: the default.
         case pidfd
         /// SIGCHLD through the signalfd, then `wait4(-1)` until nothing more has exited: no
         /// descriptor per command, and no `epoll_ctl` (2,000 /bin/true at -j 2 took about 2 %
-        /// less time). Only for a process that called `SignalHandling.blockChildExitSignal()`
-        /// first thing, whose other children are all this runner's (it reaps any child).
+        /// less time), and the only way to reap adopted orphans. Only for a process that blocked
+        /// SIGCHLD first thing (`ProcessHost.takeOverThisProcess()`), whose other children are all
+        /// this runner's (it reaps any child).
         case signal
     }
 
     let graceNanoseconds: UInt64
-    let childExits: ChildExitNotice
+    let host: ProcessHost
+    var childExits: ChildExitNotice { host.childExits }
     let poller: EventPoller
     let spawner = CommandSpawner()
     let outputPipes = OutputPipes()
@@ -61,10 +63,11 @@ public final class ProcessRunner: CommandRunner {
     /// writing.
     static let drainLimit = 1024 * 1024
 
-    public init(graceMilliseconds: Int = 5000, childExits: ChildExitNotice = .pidfd) {
+    /// `host`: what the process set up for itself (`ProcessHost`).
+    public init(graceMilliseconds: Int = 5000, host: ProcessHost = .embedded) {
         graceNanoseconds = UInt64(max(0, graceMilliseconds)) * 1_000_000
-        self.childExits = childExits
-        poller = EventPoller(childExitSignal: childExits == .signal)
+        self.host = host
+        poller = EventPoller(childExitSignal: host.childExits == .signal)
     }
 
     deinit {
