@@ -43,7 +43,8 @@ public struct EnvironmentBuilder: Sendable {
             let inherited = instance.values.contains { shared[$0.name] != nil }
                 ? sharedBlock.filter { entry in !instance.values.contains { Self.entry(entry, sets: $0.name) } }
                 : sharedBlock
-            return JobEnvironment(shared: inherited + instance.values.map { $0.name + "=" + $0.value }, taskName: taskName)
+            let own = instance.values.map { $0.name + "=" + $0.value }
+            return JobEnvironment(shared: inherited + own, taskName: taskName)
         }
         var values = variables(forTask: taskName, taskEnvironment: taskEnvironment, instance: instance)
         values["OPSRUN_TASK"] = taskName

@@ -114,7 +114,11 @@ public struct OperationBuilder {
         for (name, value) in instance.values {
             let variable = EnvironmentVariable(name, value)
             let at = result.firstIndex { !($0.name < name) } ?? result.endIndex
-            if at < result.endIndex, result[at].name == name { result[at] = variable } else { result.insert(variable, at: at) }
+            if at < result.endIndex, result[at].name == name {
+                result[at] = variable
+            } else {
+                result.insert(variable, at: at)
+            }
         }
         return result
     }
