@@ -154,13 +154,14 @@ struct TemplateVariables {
         return TaskVariables(pinned: instance.values, taskName: task.name, values: shared)
     }
 
-    /// Whether the task's `env` comes out the same for every instance: it neither refers to nor
-    /// sets an `each` variable or `OPSRUN_TASK`.
+    /// Whether the task's `env` comes out the same for every instance: it neither sets nor
+    /// mentions an `each` variable or `OPSRUN_TASK`. Mentions are found as text, whatever form of
+    /// `${...}` holds them (`${SRC%.c}`): a false alarm only costs a copy per instance.
     static func isShared(_ task: TaskSpec) -> Bool {
         guard let instance = task.instance else { return true }
         let names = instance.values.map(\.name) + ["OPSRUN_TASK"]
         return !task.environment.contains { entry in
-            names.contains(entry.name) || Interpolation.references(in: entry.value).contains(where: names.contains)
+            names.contains { entry.name == $0 || entry.value.contains($0) }
         }
     }
 }
