@@ -34,6 +34,10 @@ public struct CommandJob: Sendable {
     public var qualityOfService: QualityOfService
     /// Standard input, output and error are the terminal's rather than `/dev/null` and pipes.
     public var interactive: Bool
+    /// Absolute directories the runner makes (with their parents) before the first command: the
+    /// parents of the task's declared outputs, as ninja makes them. One that cannot be made fails
+    /// the job without starting it.
+    public var outputDirectories: [String] = []
 
     public init(
         id: Int, taskName: String, commands: [String], workingDirectory: String,

@@ -27,12 +27,28 @@ public enum Driver {
             defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
-                status.result(try usageErrors { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
+                // The manifest's tasks, an `each` task once with how many instances it has.
+                let counts = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment).instanceCounts
+                    : []
+                status.result(try usageErrors { () throws(Diagnostic) in
+                    try ListPrinter.render(project.graph, instanceCounts: counts, format: invocation.format)
+                })
                 return .success
             case .graph:
-                let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
+                let instances = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment) : nil
+                let graph = instances?.graph ?? project.graph
+                var roots: [Int] = []
+                if !invocation.targets.isEmpty {
+                    if let instances {
+                        roots = try instances.roots(named: invocation.targets)
+                    } else {
+                        roots = try project.roots(named: invocation.targets)
+                    }
+                }
                 // Written as it is made: the graph of a large manifest is never held whole.
-                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: status.result)
+                GraphPrinter.write(graph, roots: roots, format: invocation.format, to: status.result)
                 return .success
             case .dryRun:
                 let session = try RunSession(

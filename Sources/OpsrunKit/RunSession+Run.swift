@@ -11,6 +11,7 @@ extension RunSession {
         let options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
         let printer = status.startRun(specs: specs, options: options)
+        noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
@@ -43,7 +44,7 @@ extension RunSession {
         recording: Bool, stopsOnSignal: Bool = false, status: Status
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
-        let (tasks, selection) = (project.graph.tasks, selection)
+        let (tasks, selection) = (instances.graph.tasks, selection)
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
             recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,

@@ -1,6 +1,7 @@
 import OpsrunCore
 import OpsrunEngine
 import OpsrunManifest
+import OpsrunGraph
 import OpsrunIncremental
 import OpsrunPlan
 import OpsrunReport
@@ -8,6 +9,8 @@ import OpsrunReport
 public struct RunSession {
     public let project: Project
     public let invocation: Invocation
+    /// The project's tasks with `each` expanded: `selection` holds ids of `instances.graph`.
+    public let instances: TaskInstances
     /// Selected task ids in manifest order; `specs[i]` is task `selection[i]`.
     public let selection: [Int]
     public let specs: [OperationSpec]
@@ -25,19 +28,17 @@ public struct RunSession {
     ) throws(ProjectError) {
         self.project = project
         self.invocation = invocation
-        let roots = try project.roots(named: invocation.targets)
-        selection = project.graph.closure(of: roots)
-        let dotenv = try Self.dotenv(of: project)
-        let builder = EnvironmentBuilder(
-            processEnvironment: environment, dotenv: dotenv,
-            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
+        let builder = try Self.environmentBuilder(of: project, invocation: invocation, environment: environment)
+        instances = try TaskInstances(project: project, environment: builder)
+        let roots = try instances.roots(named: invocation.targets)
+        selection = instances.graph.closure(of: roots)
         operationBuilder = OperationBuilder(
-            graph: project.graph, manifest: project.manifest, environment: builder,
+            graph: instances.graph, manifest: project.manifest, environment: builder,
             buildsEnvironments: invocation.action != .dryRun)
         incremental = Self.openIncremental(
-            project: project, selection: selection, builder: operationBuilder, force: invocation.force,
-            preloaded: preloadedState, runs: invocation.action == .run)
-        let (specs, queueBounds) = operationBuilder.operations(for: selection)
+            project: project, graph: instances.graph, selection: selection, builder: operationBuilder,
+            force: invocation.force, preloaded: preloadedState, runs: invocation.action == .run)
+        let (specs, queueBounds) = operationBuilder.operations(for: selection, incremental: incremental?.tasks)
         self.specs = specs
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
@@ -47,17 +48,45 @@ public struct RunSession {
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
     public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
+        noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
         let plan = DryRunPlanner.plan(specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate)
         gate?.finish()
         defer { KeptUntilExit.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
-        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate)
+        return try PlanPrinter.render(plan, of: instances.graph, format: format, upToDate: upToDate)
+    }
+
+    /// With `-v`, one line for each selected `each` task that has no instances, saying why.
+    func noteTasksWithoutInstances(status: Status) {
+        guard invocation.verbosity == .verbose, !instances.empty.isEmpty else { return }
+        let selected = Set(selection)
+        for (task, reason) in instances.empty where selected.contains(task) {
+            status.note("\(instances.graph.names[task]): no instances: \(reason)")
+        }
+    }
+
+    /// The environment every task's commands and `${NAME}` start from: opsrun's own, the
+    /// `dotenv` files, the manifest's `env` and the `NAME=VALUE` arguments.
+    static func environmentBuilder(
+        of project: Project, invocation: Invocation, environment: [String: String]
+    ) throws(ProjectError) -> EnvironmentBuilder {
+        EnvironmentBuilder(
+            processEnvironment: environment, dotenv: try dotenv(of: project),
+            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
+    }
+
+    /// The project's tasks with `each` expanded, for `--list` and `--graph` (a run makes its own).
+    public static func instances(
+        of project: Project, invocation: Invocation, environment: [String: String]
+    ) throws(ProjectError) -> TaskInstances {
+        try TaskInstances(
+            project: project, environment: environmentBuilder(of: project, invocation: invocation, environment: environment))
     }
 
     private static func openIncremental(
-        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?,
-        runs: Bool
+        project: Project, graph: TaskGraph, selection: [Int], builder: OperationBuilder, force: Bool,
+        preloaded: StatePreload?, runs: Bool
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
         // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
@@ -67,7 +96,7 @@ public struct RunSession {
             other.close(compacting: false)
             store = nil
         }
-        let tasks = project.graph.tasks
+        let tasks = graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty }) else {
             store?.close(compacting: false)
             return nil

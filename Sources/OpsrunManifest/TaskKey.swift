@@ -1,6 +1,7 @@
 /// A key of a task's mapping, classified once (see `TaskSpecReader.keys` for the spellings).
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, queue, priority, qos, timeout, retries, allowFailure, interactive
+    case each
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -24,6 +25,7 @@ enum TaskKey {
         case (7, UInt8(ascii: "r")): candidate = .retries
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
+        case (4, UInt8(ascii: "e")): candidate = .each
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -47,6 +49,7 @@ enum TaskKey {
         case .retries: "retries"
         case .allowFailure: "allow_failure"
         case .interactive: "interactive"
+        case .each: "each"
         }
     }
 }

@@ -79,14 +79,33 @@ public final class ProcessRunner: CommandRunner {
         precondition(!isShutDown, "ProcessRunner used after shutdown()")
         let slot = freeSlots.popLast() ?? slots.count
         let hasCommands = !job.commands.isEmpty
+        // Before every attempt, as ninja does before each command: a retry after a command that
+        // removed its own output directory finds it again.
+        let directoryFailure = hasCommands ? Self.makeOutputDirectories(job.outputDirectories, for: job.workingDirectory) : nil
         // Consumed: the job moves into its record without a copy of its strings and arrays.
         let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
         if slot == slots.count { slots.append(running) } else { slots[slot] = running }
         if !hasCommands {
             finish(running, termination: .exited(0), events: &pendingEvents)
+        } else if let directoryFailure {
+            finish(running, termination: .exited(127), spawnFailure: directoryFailure, events: &pendingEvents)
         } else {
             spawnCurrentCommand(of: running, events: &pendingEvents)
         }
+    }
+
+    /// Makes each of `directories`; the reason the first that cannot be made fails the job, its
+    /// path shown relative to the job's `workingDirectory` when it lies beneath it.
+    static func makeOutputDirectories(_ directories: [String], for workingDirectory: String) -> String? {
+        for directory in directories {
+            guard let failure = Directories.make(directory) else { continue }
+            func shown(_ path: String) -> String {
+                path.hasPrefix(workingDirectory + "/") ? String(path.dropFirst(workingDirectory.count + 1)) : path
+            }
+            let made = failure.path == directory ? "" : " (for '\(shown(directory))')"
+            return "cannot create output directory '\(shown(failure.path))'\(made): \(failure.reason)"
+        }
+        return nil
     }
 
     public func waitForEvents() -> [RunnerEvent] {
