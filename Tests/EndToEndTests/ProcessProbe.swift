@@ -27,7 +27,7 @@ enum ProcessProbe {
 
     /// The pid a task wrote to `path`, once the file holds a whole line; nil when it does not
     /// within `seconds`.
-    static func pid(writtenTo path: String, within seconds: Double = 10) -> Int32? {
+    static func pid(writtenTo path: String, within seconds: Double = 60) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n"),
