@@ -39,4 +39,27 @@ enum ProcessProbe {
         }
         return nil
     }
+
+    /// The state letter of `/proc/PID/stat` (R, S, T stopped, Z zombie...); nil when it is gone.
+    static func state(of pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"), stat.index(close, offsetBy: 2) < stat.endIndex
+        else { return nil }
+        return stat[stat.index(close, offsetBy: 2)]
+    }
+
+    /// The signals the process (its main thread) blocks, bit N-1 for signal N.
+    static func blockedSignals(of pid: Int32) -> UInt64? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") })
+        else { return nil }
+        return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    }
+
+    /// What each open descriptor of the process refers to (`pipe:[...]`, `anon_inode:[pidfd]`...).
+    static func descriptorTargets(of pid: Int32) -> [String] {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)") }
+    }
 }
