@@ -86,10 +86,11 @@ import Testing
 
     @Test func secondInterruptKillsAtOnce() throws {
         // The task's shell survives SIGTERM and says it got it (`terminated`): opsrun has then
-        // taken the first interrupt, and the second is sent.
+        // taken the first interrupt, and the second is sent. (It writes nothing where opsrun
+        // reads: once its group's leader is gone, a write there would end it with SIGPIPE.)
         let project = try TemporaryProject("""
             tasks:
-              stubborn: sh -c 'trap "touch terminated" TERM; echo $$ > pid; while true; do sleep 1; done'
+              stubborn: sh -c 'exec > /dev/null 2>&1; trap "touch terminated" TERM; echo $$ > pid; while true; do sleep 1; done'
             """)
         let running = try OpsrunBinary.start(["stubborn", "--grace", "30s"], in: project.url)
         defer { running.stopIfRunning() }
