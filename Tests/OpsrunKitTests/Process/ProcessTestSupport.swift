@@ -37,8 +37,8 @@ final class RunnerDriver {
     /// The deadline of each wait, unless a test gives one: generous, for a loaded machine.
     static let defaultDeadlineSeconds = 60.0
 
-    init(graceMilliseconds: Int = 5000, childExits: ProcessRunner.ChildExitNotice = .pidfd) {
-        runner = ProcessRunner(graceMilliseconds: graceMilliseconds, childExits: childExits)
+    init(graceMilliseconds: Int = 5000, host: ProcessHost = .embedded) {
+        runner = ProcessRunner(graceMilliseconds: graceMilliseconds, host: host)
     }
 
     func start(_ job: CommandJob) {
