@@ -37,6 +37,10 @@ public struct CommandJob: Sendable {
     /// `opsrun TASK -- ARG...`: each command runs as `sh -c COMMAND TASK ARG...`, so these are its
     /// positional parameters (`"$@"`), and `$0` is the task's name.
     public var arguments: [String]
+    /// Absolute directories the runner makes (with their parents) before the first command: the
+    /// parents of the task's declared outputs, as ninja makes them. One that cannot be made fails
+    /// the job without starting it.
+    public var outputDirectories: [String] = []
 
     public init(
         id: Int, taskName: String, commands: [String], workingDirectory: String,

@@ -1,3 +1,4 @@
+import OpsrunCore
 /// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
 ///
 /// A value, kept in one shared box (copied on write): each check hands its task on (in the
@@ -85,5 +86,23 @@ public struct IncrementalTaskSpec: Sendable {
         box = Box(Fields(
             name: name, commands: commands, arguments: arguments, environment: environment, directory: directory,
             absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, prerequisites: prerequisites))
+    }
+}
+
+extension IncrementalTaskSpec {
+    /// The absolute parent directories of the outputs written without wildcards, each once, in the
+    /// order written: what a run makes before the task's commands (SPEC §10, as ninja does). A
+    /// glob names no directory to make, and an output directly in the task's directory needs none.
+    public var outputDirectories: [String] {
+        var directories: [String] = []
+        var seen: Set<String> = []
+        for output in outputs {
+            guard let literal = GlobPattern.literalPath(of: output) else { continue }
+            let parent = Directories.parentPath(of: literal)
+            guard !parent.isEmpty else { continue }
+            let directory = FileSystem.join(absoluteDirectory, parent)
+            if seen.insert(directory).inserted { directories.append(directory) }
+        }
+        return directories
     }
 }

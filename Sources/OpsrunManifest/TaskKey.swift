@@ -2,6 +2,7 @@
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, queue, priority, qos, timeout, retries, allowFailure, interactive
     case requires
+    case each
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -26,6 +27,7 @@ enum TaskKey {
         case (8, UInt8(ascii: "r")): candidate = .requires
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
+        case (4, UInt8(ascii: "e")): candidate = .each
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -50,6 +52,7 @@ enum TaskKey {
         case .allowFailure: "allow_failure"
         case .interactive: "interactive"
         case .requires: "requires"
+        case .each: "each"
         }
     }
 }

@@ -4,7 +4,7 @@ import OpsrunEngine
 struct TaskSpecReader {
     static let keys = [
         "desc", "deps", "run", "dir", "env", "sources", "outputs", "queue", "priority", "qos", "timeout",
-        "retries", "allow_failure", "interactive", "requires",
+        "retries", "allow_failure", "interactive", "requires", "each",
     ]
     /// Keys other tools use for what a task key of opsrun does, too far from it for edit distance
     /// (`depends` is three edits from `deps`): go-task's `cmds` and `generates`, GitHub Actions'
@@ -79,6 +79,7 @@ struct TaskSpecReader {
         if spec.commands.isEmpty, spec.deps.isEmpty, !runOrDepsReported {
             checker.error("task '\(name)' has neither 'run' nor 'deps'", at: location)
         }
+        if let each = spec.each { checkEach(each, of: spec, runReported: runOrDepsReported, &checker) }
     }
 
     private func commandWording(_ name: String) -> ManifestChecker.ListWording {
@@ -151,6 +152,8 @@ struct TaskSpecReader {
             }
         case .env:
             spec.environment = checker.environment(node, what)
+        case .each:
+            spec.each = checker.each(node, task: name)
         case .sources, .outputs:
             guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
             else { return }
@@ -224,6 +227,20 @@ struct TaskSpecReader {
                 return
             }
             if kind == .interactive { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
+        }
+    }
+
+    /// What `each` asks of the rest of the task: commands for its instances to run, and no `env`
+    /// entry that would hide an instance's own value.
+    private func checkEach(_ each: EachSpec, of spec: TaskSpec, runReported: Bool, _ checker: inout ManifestChecker) {
+        // Without 'deps' either, "has neither 'run' nor 'deps'" says it already.
+        if spec.commands.isEmpty, !spec.deps.isEmpty, !runReported {
+            checker.error("task '\(spec.name)' has 'each' but no 'run': each instance runs the task's commands", at: each.location)
+        }
+        for entry in spec.environment where each.variables.contains(where: { $0.name == entry.name }) {
+            checker.error(
+                "'\(entry.name)' is set by 'each' of task '\(spec.name)', so it cannot also be in the task's 'env'",
+                at: entry.location)
         }
     }
 

@@ -3,7 +3,9 @@ import OpsrunManifest
 /// What the environment must hold before a run (or its plan) starts (SPEC §10): every selected
 /// task's `requires` variables set and not empty, and every `${NAME:?message}` it expands (in its
 /// `env`, `dir`, `sources` and `outputs`, and the manifest's `env`) satisfied. Tasks that are not
-/// part of the run need nothing.
+/// part of the run need nothing. An instance of an `each` task is checked with its own variables
+/// (`SRC` is set for `compile[src/a.c]`), and reported as its task. (`${NAME:?}` in `each` values
+/// is checked where they are expanded, `TaskInstances`.)
 public enum RequiredVariables {
     /// Every problem, one diagnostic each, sorted by place; empty when the run may start.
     /// `source`: the manifest's text, to point inside a value; asked for only when there is a problem.
@@ -22,6 +24,12 @@ public enum RequiredVariables {
             diagnostics.append(diagnostic(failure, what: "the value of '\(failure.entry ?? "")' in 'env'", text: text))
         }
         let manifest = builder.manifest
+        // An instance of an `each` task is reported as its task (`compile`): a problem its
+        // instances share is said once (`seen`), not once per file. Instances whose `env` comes
+        // out the same for all (`TemplateVariables.isShared`) have their `env` checked once.
+        var seen: Set<Diagnostic> = []
+        var checkedEnvironments: Set<String> = []
+        var templates = TemplateVariables()
         for id in selection {
             let task = builder.graph.tasks[id]
             // Most tasks have neither: the environment (a copy of opsrun's) is made only for those
@@ -31,26 +39,36 @@ public enum RequiredVariables {
                 || task.sources.contains(where: { Interpolation.mayRequire($0.value) })
                 || task.outputs.contains(where: { Interpolation.mayRequire($0.value) })
             else { continue }
+            let name = task.instance?.task ?? task.name
+            func report(_ diagnostic: Diagnostic) {
+                if task.instance == nil || seen.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
+            }
             var failures: [ExpansionFailure] = []
-            let values = builder.environment.variables(forTask: task.name, taskEnvironment: task.environment) {
-                failures.append($0)
+            let values: TaskVariables
+            if let instance = task.instance, TemplateVariables.isShared(task), checkedEnvironments.contains(instance.task) {
+                values = templates.variables(of: task, builder.environment)
+            } else {
+                if let instance = task.instance, TemplateVariables.isShared(task) { checkedEnvironments.insert(instance.task) }
+                values = builder.environment.taskVariables(
+                    forTask: task.name, taskEnvironment: task.environment, instance: task.instance
+                ) { failures.append($0) }
             }
             for failure in failures {
-                let what = "the value of '\(failure.entry ?? "")' in 'env' of task '\(task.name)'"
-                diagnostics.append(diagnostic(failure, what: what, text: text))
+                let what = "the value of '\(failure.entry ?? "")' in 'env' of task '\(name)'"
+                report(diagnostic(failure, what: what, text: text))
             }
             for (key, list) in [("dir", [task.directory].compactMap { $0 }), ("sources", task.sources), ("outputs", task.outputs)] {
                 for template in list {
                     do {
-                        _ = try Interpolation.expand(template.value) { values[$0] }
+                        _ = try values.expand(template.value)
                     } catch {
                         let failure = ExpansionFailure(template: template.value, location: template.location, problem: error)
-                        diagnostics.append(diagnostic(failure, what: "'\(key)' of task '\(task.name)'", text: text))
+                        report(diagnostic(failure, what: "'\(key)' of task '\(name)'", text: text))
                     }
                 }
             }
-            if let missing = missingRequirement(of: task, values: values, dotenvFiles: manifest.dotenvFiles.map(\.value)) {
-                diagnostics.append(missing)
+            if let missing = missingRequirement(of: task, named: name, values: values, dotenvFiles: manifest.dotenvFiles.map(\.value)) {
+                report(missing)
             }
         }
         return diagnostics.sorted { a, b in
@@ -59,7 +77,7 @@ public enum RequiredVariables {
         }
     }
 
-    private static func diagnostic(_ failure: ExpansionFailure, what: String, text: String?) -> Diagnostic {
+    static func diagnostic(_ failure: ExpansionFailure, what: String, text: String?) -> Diagnostic {
         .error(
             failure.problem.message(in: what),
             at: ExpansionPlace.locate(failure.problem, in: failure.template, at: failure.location, text: text))
@@ -67,7 +85,11 @@ public enum RequiredVariables {
 
     /// `task 'deploy' requires DEPLOY_TOKEN, REGION, which are not set; ...`, at the first missing
     /// one; nil when all are set.
-    static func missingRequirement(of task: TaskSpec, values: [String: String], dotenvFiles: [String]) -> Diagnostic? {
+    /// An instance's own variables (`SRC` of `compile[src/a.c]`) count as set. `name`: the task
+    /// as the message names it (an instance's task).
+    static func missingRequirement(
+        of task: TaskSpec, named name: String, values: TaskVariables, dotenvFiles: [String]
+    ) -> Diagnostic? {
         var missing: [Located<String>] = []
         for variable in task.requires where (values[variable.value] ?? "").isEmpty {
             if !missing.contains(where: { $0.value == variable.value }) { missing.append(variable) }
@@ -79,7 +101,7 @@ public enum RequiredVariables {
         let dotenv = dotenvFiles.isEmpty ? "a dotenv file" : "a dotenv file (\(dotenvFiles.joined(separator: ", ")))"
         let names = missing.map(\.value).joined(separator: ", ")
         return .error(
-            "task '\(task.name)' requires \(names), which \(one ? "is" : "are") \(state); set \(one ? "it" : "them") in the "
+            "task '\(name)' requires \(names), which \(one ? "is" : "are") \(state); set \(one ? "it" : "them") in the "
                 + "environment, \(dotenv), env:, or as \(one ? "a NAME=VALUE argument" : "NAME=VALUE arguments") (\(first.value)=...)",
             at: first.location)
     }

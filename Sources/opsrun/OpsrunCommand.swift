@@ -180,15 +180,14 @@ struct OpsrunCommand: ParsableCommand {
         }
         let environment = ProcessEnvironment.current
         return Driver.run(
-            invocation, environment: environment, status: Terminal.status(environment: environment)
+            invocation, environment: environment, status: Terminal.status(environment: environment),
+            host: Terminal.host
         ).rawValue
     }
 
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
     static func main() {
-        SignalHandling.blockTerminationSignals()
-        SignalHandling.blockChildExitSignal()
-        OrphanAdoption.enable()
+        _ = Terminal.host
         KeptUntilExit.enable()
         if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
             Glibc.exit(run(invocation))

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import opsrun
+
 /// SPEC §4 and §9 through the real binary: command lines that are refused (exit 2, nothing run),
 /// and how every error is worded. Each is tried through both parsers: the quick one that reads the
 /// common command lines and ArgumentParser (`--output prefixed` sends a line there).
@@ -66,6 +68,20 @@ import Testing
         let nowhere = try OpsrunBinary.run(["help"], in: URL(fileURLWithPath: "/"))
         #expect(nowhere.status == 0)
         #expect(nowhere.stdout.hasPrefix("OVERVIEW: "))
+    }
+
+    /// SPEC §9: `--version` prints opsrun's version alone and exits 0, without looking for a
+    /// manifest or running anything.
+    @Test func versionPrintsTheVersionAndRunsNothing() throws {
+        let project = try TemporaryProject("default: hello\ntasks:\n  hello: touch ran\n")
+        for directory in [project.url, URL(fileURLWithPath: "/")] {
+            let result = try OpsrunBinary.run(["--version"], in: directory)
+            #expect(result.status == 0)
+            #expect(result.stdout == OpsrunCommand.configuration.version + "\n")
+            #expect(result.stdout.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(result.stdout)")
+            #expect(result.stderr == "")
+        }
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
     }
 
     @Test func aTaskNamedHelpStillRuns() throws {

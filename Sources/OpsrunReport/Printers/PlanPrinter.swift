@@ -20,6 +20,8 @@ public enum PlanPrinter {
     ///   all (group)
     ///   test
     ///     $ pytest "$@"  # args: -v '-k foo'
+    /// wave 3:
+    ///   compile (2 instances)         (an `each` task, once its instances have finished)
     /// ```
     /// `json`, fields in this order:
     /// ```
@@ -47,7 +49,13 @@ public enum PlanPrinter {
             for id in wave {
                 let task = graph.tasks[id]
                 var notes: [String] = []
-                if task.isGroup { notes.append("group") }
+                if task.each != nil {
+                    // The task of an `each`'s instances, which finishes when they all have.
+                    let count = graph.prerequisites[id].lazy.filter { graph.tasks[$0].instance != nil }.count
+                    notes.append(count == 0 ? "no instances" : "\(count) instance\(count == 1 ? "" : "s")")
+                } else if task.isGroup {
+                    notes.append("group")
+                }
                 if let queue = task.queue { notes.append("queue \(queue.value)") }
                 if task.priority != .normal { notes.append("priority \(task.priority.name)") }
                 if upToDate.contains(id) { notes.append("up to date") }

@@ -34,6 +34,10 @@ import Testing
         #expect(build.retries == 2 && build.allowFailure && build.interactive)
         #expect(build.qualityOfService == .background && build.priority == .veryLow)
         #expect(build.requires.map(\.value) == ["TOKEN", "REGION"])
+        // `each` and `requires` together (each one branch of issue 15, format 3 holds both).
+        let matrix = decoded.manifest.tasks[3]
+        #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
+        #expect(ManifestCodec.formatVersion == 3)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -116,5 +120,10 @@ import Testing
             allow_failure: true
             interactive: true
             requires: [TOKEN, REGION]
+          matrix:
+            each: { OS: [linux, mac], SRC: "src/*.c" }
+            requires: [OS, TOKEN]
+            outputs: ["build/${SRC%.c}.o"]
+            run: cc -c "$SRC"
         """
 }
