@@ -22,7 +22,7 @@ public struct CommandJob: Sendable {
     /// The operation's id; unique among running jobs.
     public var id: Int
     public var taskName: String
-    /// Each run by `/bin/sh -c` as its own process in its own process group, in order.
+    /// Each run by `/bin/sh -c COMMAND TASK ARG...` as its own process in its own process group, in order.
     public var commands: [String]
     /// Absolute path.
     public var workingDirectory: String
@@ -34,11 +34,18 @@ public struct CommandJob: Sendable {
     public var qualityOfService: QualityOfService
     /// Standard input, output and error are the terminal's rather than `/dev/null` and pipes.
     public var interactive: Bool
+    /// `opsrun TASK -- ARG...`: each command runs as `sh -c COMMAND TASK ARG...`, so these are its
+    /// positional parameters (`"$@"`), and `$0` is the task's name.
+    public var arguments: [String]
+    /// Absolute directories the runner makes (with their parents) before the first command: the
+    /// parents of the task's declared outputs, as ninja makes them. One that cannot be made fails
+    /// the job without starting it.
+    public var outputDirectories: [String] = []
 
     public init(
         id: Int, taskName: String, commands: [String], workingDirectory: String,
         environment: JobEnvironment, timeoutMilliseconds: Int? = nil,
-        qualityOfService: QualityOfService = .default, interactive: Bool = false
+        qualityOfService: QualityOfService = .default, interactive: Bool = false, arguments: [String] = []
     ) {
         self.id = id
         self.taskName = taskName
@@ -48,6 +55,7 @@ public struct CommandJob: Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.qualityOfService = qualityOfService
         self.interactive = interactive
+        self.arguments = arguments
     }
 }
 

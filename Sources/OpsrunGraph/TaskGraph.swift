@@ -58,7 +58,6 @@ public struct TaskGraph: Sendable {
         var locations: [[SourceLocation]] = []
         prerequisites.reserveCapacity(tasks.count)
         locations.reserveCapacity(tasks.count)
-        // How many tasks list each task, so each `dependents` list is allocated once at its size.
         var dependentCount = [Int](repeating: 0, count: tasks.count)
         // `lastListedBy[p] == id` means task `id` already listed `p`: O(1) duplicate check.
         var lastListedBy = [Int](repeating: -1, count: tasks.count)
@@ -81,6 +80,30 @@ public struct TaskGraph: Sendable {
             prerequisites.append(ids)
             locations.append(places)
         }
+        self.init(
+            file: manifest.file, tasks: tasks, prerequisites: prerequisites, prerequisiteLocations: locations,
+            index: index, dependentCount: dependentCount)
+    }
+
+    /// A graph whose edges are known already: task `t` needs the ids `prerequisites[t]` (each
+    /// once), whose entries are written at `prerequisiteLocations[t]`. For tasks made from the
+    /// manifest's rather than read from it: the instances of `each` tasks (`TaskInstances`).
+    public init(file: String, tasks: [TaskSpec], prerequisites: [[Int]], prerequisiteLocations: [[SourceLocation]]) {
+        precondition(prerequisites.count == tasks.count && prerequisiteLocations.count == tasks.count)
+        var dependentCount = [Int](repeating: 0, count: tasks.count)
+        for ids in prerequisites {
+            for p in ids { dependentCount[p] += 1 }
+        }
+        self.init(
+            file: file, tasks: tasks, prerequisites: prerequisites, prerequisiteLocations: prerequisiteLocations,
+            index: Self.index(of: tasks), dependentCount: dependentCount)
+    }
+
+    /// `dependentCount[p]`: how many tasks list `p`, so each `dependents` list is allocated once.
+    private init(
+        file: String, tasks: [TaskSpec], prerequisites: [[Int]], prerequisiteLocations: [[SourceLocation]],
+        index: [String: Int], dependentCount: [Int]
+    ) {
         var dependents = dependentCount.map { count -> [Int] in
             var list: [Int] = []
             if count > 0 { list.reserveCapacity(count) }
@@ -89,11 +112,11 @@ public struct TaskGraph: Sendable {
         for id in prerequisites.indices {
             for p in prerequisites[id] { dependents[p].append(id) }
         }
-        self.file = manifest.file
+        self.file = file
         self.names = tasks.map { $0.name }  // a key path would copy each TaskSpec
         self.tasks = tasks
         self.prerequisites = prerequisites
-        self.prerequisiteLocations = locations
+        self.prerequisiteLocations = prerequisiteLocations
         self.dependents = dependents
         self.index = index
     }

@@ -46,6 +46,10 @@ public struct PrerequisiteOutputs: Hashable, Sendable {
 public struct TaskDefinitionInput: Hashable, Sendable {
     /// The commands, in order, as written.
     public var commands: [String]
+    /// `opsrun TASK -- ARG...`: the commands' positional parameters. They count with the commands
+    /// (in their digest), and add nothing to it when there are none, so records made before
+    /// arguments existed still match.
+    public var arguments: [String]
     /// The variables that apply to this task with their final values: the manifest's `env`, the
     /// task's `env` and `NAME=VALUE` arguments, expanded. Not the whole inherited environment: a
     /// changed `PATH` or terminal size must not rebuild everything. Order does not matter; for a
@@ -60,10 +64,11 @@ public struct TaskDefinitionInput: Hashable, Sendable {
     public var prerequisiteOutputs: [PrerequisiteOutputs]
 
     public init(
-        commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
-        sources: [FileDigest] = [], prerequisiteOutputs: [PrerequisiteOutputs] = []
+        commands: [String], arguments: [String] = [], environment: [EnvironmentVariable] = [],
+        directory: String = ".", sources: [FileDigest] = [], prerequisiteOutputs: [PrerequisiteOutputs] = []
     ) {
         self.commands = commands
+        self.arguments = arguments
         self.environment = environment
         self.directory = directory
         self.sources = sources
@@ -126,7 +131,7 @@ public struct Fingerprint: Hashable, Sendable {
     /// For an input already in canonical form; `parts` remembers the environment and directory
     /// digests from one task to the next, since most tasks share both.
     init(canonical input: TaskDefinitionInput, parts: FingerprintParts? = nil) {
-        commands = Self.commandsDigest(of: input.commands)
+        commands = Self.commandsDigest(of: input.commands, arguments: input.arguments)
         (environment, directory) = Self.sharedParts(of: input, parts: parts)
         whole = Self.whole(of: input, environment: environment, directory: directory)
     }
@@ -142,20 +147,31 @@ public struct Fingerprint: Hashable, Sendable {
         }
         let (environment, directory) = sharedParts(of: input, parts: parts)
         return environment == record.fingerprint.environment && directory == record.fingerprint.directory
-            && commandsDigest(of: input.commands) == record.fingerprint.commands
+            && commandsDigest(of: input.commands, arguments: input.arguments) == record.fingerprint.commands
     }
 
-    private static func commandsDigest(of commands: [String]) -> ContentDigest {
+    static func commandsDigest(of commands: [String], arguments: [String]) -> ContentDigest {
         var hasher = CanonicalHasher(domain: "opsrun commands v1")
         hasher.add(commands.count)
         for command in commands { hasher.add(command) }
+        addArguments(arguments, to: &hasher)
         return hasher.finalize()
+    }
+
+    /// Nothing when there are none, so that a record made before arguments existed still matches;
+    /// else a marker, then the list.
+    private static func addArguments(_ arguments: [String], to hasher: inout CanonicalHasher) {
+        guard !arguments.isEmpty else { return }
+        hasher.add("arguments")
+        hasher.add(arguments.count)
+        for argument in arguments { hasher.add(argument) }
     }
 
     private static func whole(of input: TaskDefinitionInput, environment: ContentDigest, directory: ContentDigest) -> ContentDigest {
         var whole = CanonicalHasher(domain: "opsrun task fingerprint v2")
         whole.add(input.commands.count)
         for command in input.commands { whole.add(command) }
+        addArguments(input.arguments, to: &whole)
         whole.add(environment)
         whole.add(directory)
         add(input.sources, to: &whole)

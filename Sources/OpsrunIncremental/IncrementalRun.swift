@@ -141,7 +141,8 @@ public final class IncrementalRun {
         // Consumed in the order the prefetch took them: literal outputs, then literal sources.
         var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
         let outputs = outputStates(of: task, known: &known)
-        var input = TaskDefinitionInput(commands: task.commands, environment: task.environment, directory: task.directory)
+        var input = TaskDefinitionInput(
+            commands: task.commands, arguments: task.arguments, environment: task.environment, directory: task.directory)
         var missing: [String] = []
         var prerequisites: [String] = []
         if !task.sources.isEmpty {

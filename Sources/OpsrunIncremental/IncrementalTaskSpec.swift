@@ -1,3 +1,4 @@
+import OpsrunCore
 /// One task as the up-to-date bookkeeping needs it: the manifest's values with variables expanded.
 ///
 /// A value, kept in one shared box (copied on write): each check hands its task on (in the
@@ -7,6 +8,7 @@ public struct IncrementalTaskSpec: Sendable {
     private struct Fields {
         var name: String
         var commands: [String]
+        var arguments: [String]
         var environment: [EnvironmentVariable]
         var directory: String
         var absoluteDirectory: String
@@ -39,6 +41,11 @@ public struct IncrementalTaskSpec: Sendable {
     public var commands: [String] {
         get { fields.commands }
         set { fields.commands = newValue }
+    }
+    /// `opsrun TASK -- ARG...`: the arguments its commands get; part of what defines it.
+    public var arguments: [String] {
+        get { fields.arguments }
+        set { fields.arguments = newValue }
     }
     /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
     public var environment: [EnvironmentVariable] {
@@ -79,16 +86,35 @@ public struct IncrementalTaskSpec: Sendable {
     }
 
     public init(
-        name: String, commands: [String], environment: [EnvironmentVariable] = [], directory: String = ".",
+        name: String, commands: [String], arguments: [String] = [], environment: [EnvironmentVariable] = [],
+        directory: String = ".",
         absoluteDirectory: String, sources: [String] = [], outputs: [String] = [], depfile: String? = nil,
         prerequisites: [String] = []
     ) {
         box = Box(Fields(
-            name: name, commands: commands, environment: environment, directory: directory,
+            name: name, commands: commands, arguments: arguments, environment: environment, directory: directory,
             absoluteDirectory: absoluteDirectory, sources: sources, outputs: outputs, depfile: depfile,
             prerequisites: prerequisites))
     }
 
     /// Whether the task says what it reads: `sources`, or a depfile that lists them.
     public var declaresInputs: Bool { !sources.isEmpty || depfile != nil }
+}
+
+extension IncrementalTaskSpec {
+    /// The absolute parent directories of the outputs written without wildcards, each once, in the
+    /// order written: what a run makes before the task's commands (SPEC §10, as ninja does). A
+    /// glob names no directory to make, and an output directly in the task's directory needs none.
+    public var outputDirectories: [String] {
+        var directories: [String] = []
+        var seen: Set<String> = []
+        for output in outputs {
+            guard let literal = GlobPattern.literalPath(of: output) else { continue }
+            let parent = Directories.parentPath(of: literal)
+            guard !parent.isEmpty else { continue }
+            let directory = FileSystem.join(absoluteDirectory, parent)
+            if seen.insert(directory).inserted { directories.append(directory) }
+        }
+        return directories
+    }
 }

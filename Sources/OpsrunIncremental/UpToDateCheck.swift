@@ -18,6 +18,10 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case outputMissing(String)
     case outputChanged(String)
     case commandChanged
+    /// `opsrun TASK -- ARG...` gave arguments where its last run had none.
+    case argumentsAdded
+    /// The commands' digest covers their arguments too: which of them changed is not known.
+    case commandOrArgumentsChanged
     case environmentChanged
     case directoryChanged
     case sourceChanged(String)
@@ -52,6 +56,8 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .outputMissing(let path): "output \(path) missing"
         case .outputChanged(let path): "output \(path) changed since its last run"
         case .commandChanged: "command changed"
+        case .argumentsAdded: "arguments after -- given"
+        case .commandOrArgumentsChanged: "command or arguments after -- changed"
         case .environmentChanged: "environment changed"
         case .directoryChanged: "directory changed"
         case .sourceChanged(let path): "source \(path) changed"
@@ -166,7 +172,11 @@ public enum UpToDateCheck {
 
         // Something differs: the parts say what.
         let fingerprint = Fingerprint(canonical: canonical, parts: parts)
-        if fingerprint.commands != record.fingerprint.commands { return .mustRun(.commandChanged) }
+        if fingerprint.commands != record.fingerprint.commands {
+            if canonical.arguments.isEmpty { return .mustRun(.commandChanged) }
+            let withoutArguments = Fingerprint.commandsDigest(of: canonical.commands, arguments: [])
+            return .mustRun(withoutArguments == record.fingerprint.commands ? .argumentsAdded : .commandOrArgumentsChanged)
+        }
         if fingerprint.environment != record.fingerprint.environment { return .mustRun(.environmentChanged) }
         if fingerprint.directory != record.fingerprint.directory { return .mustRun(.directoryChanged) }
         if let reason = firstDifference(recorded: record.sources, current: canonical.sources) {

@@ -2,12 +2,15 @@ import OpsrunCore
 import OpsrunEngine
 import OpsrunPlan
 import OpsrunReport
+import OpsrunProcess
 /// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
 /// print the plan, or run. Returns the exit code; says everything through the `Status`.
 public enum Driver {
     /// `environment`: opsrun's own environment, the base of every command's; `status`: the voice,
-    /// on the streams the executable owns.
-    public static func run(_ invocation: Invocation, environment: [String: String], status: Status) -> ExitCode {
+    /// on the streams the executable owns; `host`: what it set up for its process.
+    public static func run(
+        _ invocation: Invocation, environment: [String: String], status: Status, host: ProcessHost = .embedded
+    ) -> ExitCode {
         guard let start = startDirectory(invocation) else {
             status.error("error: -C \(invocation.directory ?? ""): no such directory")
             return .usage
@@ -24,12 +27,28 @@ public enum Driver {
             defer { KeptUntilExit.keep(project) }
             switch invocation.action {
             case .list:
-                status.result(try usageErrors { () throws(Diagnostic) in try ListPrinter.render(project.graph, format: invocation.format) })
+                // The manifest's tasks, an `each` task once with how many instances it has.
+                let counts = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment).instanceCounts
+                    : []
+                status.result(try usageErrors { () throws(Diagnostic) in
+                    try ListPrinter.render(project.graph, instanceCounts: counts, format: invocation.format)
+                })
                 return .success
             case .graph:
-                let roots = invocation.targets.isEmpty ? [] : try project.roots(named: invocation.targets)
+                let instances = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment) : nil
+                let graph = instances?.graph ?? project.graph
+                var roots: [Int] = []
+                if !invocation.targets.isEmpty {
+                    if let instances {
+                        roots = try instances.roots(named: invocation.targets)
+                    } else {
+                        roots = try project.roots(named: invocation.targets)
+                    }
+                }
                 // Written as it is made: the graph of a large manifest is never held whole.
-                GraphPrinter.write(project.graph, roots: roots, format: invocation.format, to: status.result)
+                GraphPrinter.write(graph, roots: roots, format: invocation.format, to: status.result)
                 return .success
             case .dryRun:
                 let session = try RunSession(
@@ -52,7 +71,7 @@ public enum Driver {
                 // A report on standard output comes alone there: what the run prints goes to
                 // standard error instead, so `--report - | jq` reads JSON only.
                 if reports?.writesToStandardOutput == true { status.giveStandardOutputToReport() }
-                return session.run(status: status, reports: reports)
+                return session.run(status: status, host: host, reports: reports)
             }
         } catch {
             status.error(error.rendered)

@@ -9,6 +9,9 @@ public struct Invocation: Sendable {
 
     /// Task names as given, in order.
     public var targets: [String] = []
+    /// `opsrun TASK -- ARG...`: what follows `--`, the positional parameters of the one task
+    /// named before it (SPEC §10). Empty when there is no `--` or nothing after it.
+    public var taskArguments: [String] = []
     /// `NAME=VALUE` arguments, in order; later ones win.
     public var variables: [(name: String, value: String)] = []
     public var manifestFile: String?

@@ -5,18 +5,20 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    public func run(status: Status, reports: ReportFiles? = nil) -> ExitCode {
+    /// `host`: what the executable set up for its process (`ProcessHost`).
+    public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
         let clock = RunClock.now()
         let options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
         let printer = status.startRun(specs: specs, options: options)
+        noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
         let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
         let runner = ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
-            childExits: SignalHandling.childExitSignalBlocked ? .signal : .pidfd)
+            host: host)
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
             costs: estimatedCosts)
@@ -45,7 +47,7 @@ extension RunSession {
             guard let result = operation.lastResult, result.endNanoseconds >= result.startNanoseconds else { continue }
             durations.record(specs[index].name, microseconds: (result.endNanoseconds - result.startNanoseconds) / 1_000)
         }
-        durations.save(keeping: Set(project.graph.names))
+        durations.save(keeping: Set(instances.graph.names))
     }
 
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
@@ -54,7 +56,7 @@ extension RunSession {
         recording: Bool, stopsOnSignal: Bool = false, status: Status
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
-        let (tasks, selection) = (project.graph.tasks, selection)
+        let (tasks, selection) = (instances.graph.tasks, selection)
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
             recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,

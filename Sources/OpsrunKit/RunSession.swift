@@ -1,6 +1,7 @@
 import OpsrunCore
 import OpsrunEngine
 import OpsrunManifest
+import OpsrunGraph
 import OpsrunIncremental
 import OpsrunPlan
 import OpsrunReport
@@ -8,6 +9,8 @@ import OpsrunReport
 public struct RunSession {
     public let project: Project
     public let invocation: Invocation
+    /// The project's tasks with `each` expanded: `selection` holds ids of `instances.graph`.
+    public let instances: TaskInstances
     /// Selected task ids in manifest order; `specs[i]` is task `selection[i]`.
     public let selection: [Int]
     public let specs: [OperationSpec]
@@ -27,31 +30,64 @@ public struct RunSession {
     ) throws(ProjectError) {
         self.project = project
         self.invocation = invocation
-        let roots = try project.roots(named: invocation.targets)
-        selection = project.graph.closure(of: roots)
-        let dotenv = try Self.dotenv(of: project)
-        let builder = EnvironmentBuilder(
-            processEnvironment: environment, dotenv: dotenv,
-            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
-        operationBuilder = OperationBuilder(
-            graph: project.graph, manifest: project.manifest, environment: builder,
+        let builder = try Self.environmentBuilder(of: project, invocation: invocation, environment: environment)
+        instances = try TaskInstances(project: project, environment: builder)
+        let roots = try instances.roots(named: invocation.targets)
+        selection = instances.graph.closure(of: roots)
+        var operationBuilder = OperationBuilder(
+            graph: instances.graph, manifest: project.manifest, environment: builder,
             buildsEnvironments: invocation.action != .dryRun)
+        if !invocation.taskArguments.isEmpty {
+            let ids = try Self.argumentsTasks(of: instances.graph, roots: roots, named: !invocation.targets.isEmpty)
+            for id in ids { operationBuilder.arguments[id] = invocation.taskArguments }
+        }
+        // Before anything starts (and for a plan too): a run that cannot have what it requires
+        // is a usage error, exit 2, as a bad manifest is.
+        let missing = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text }
+        if !missing.isEmpty { throw ProjectError(diagnostics: missing, sources: [project.source.displayName: project.text]) }
+        self.operationBuilder = operationBuilder
         incremental = Self.openIncremental(
-            project: project, selection: selection, builder: operationBuilder, force: invocation.force,
-            preloaded: preloadedState, runs: invocation.action == .run)
+            project: project, graph: instances.graph, selection: selection, builder: operationBuilder,
+            force: invocation.force, preloaded: preloadedState, runs: invocation.action == .run)
         durations = TaskDurations(
             stateDirectory: StateDirectory.path(forManifestIn: project.manifest.directory),
             recordNames: StateRecordNames(manifestPath: project.source.path))
-        let (specs, queueBounds) = operationBuilder.operations(for: selection)
+        let (specs, queueBounds) = operationBuilder.operations(for: selection, incremental: incremental?.tasks)
         self.specs = specs
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
             keepGoing: invocation.keepGoing)
     }
 
+    /// The tasks whose commands get the arguments after `--` (ids in `graph`, the instances'):
+    /// the one root, named or the manifest's single `default`, which must run commands of its
+    /// own; an instance of an `each` task (`compile[src/a.c]`); or an `each` task, whose
+    /// instances all get them.
+    static func argumentsTasks(of graph: TaskGraph, roots: [Int], named: Bool) throws(ProjectError) -> [Int] {
+        func usage(_ message: String) -> ProjectError {
+            ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
+        }
+        let names = roots.map { graph.names[$0] }
+        guard roots.count == 1, let id = roots.first else {
+            if named { throw usage("only one task may be named before '--', whose commands get the arguments after it; named: \(names.joined(separator: ", "))") }
+            throw usage("the arguments after '--' go to one task, but 'default' names \(names.count): \(names.joined(separator: ", ")); name the task before '--'")
+        }
+        let task = graph.tasks[id]
+        if task.each != nil {
+            // The group of an `each` task's instances: each instance runs the task's commands.
+            let instances = graph.prerequisites[id].filter { graph.tasks[$0].instance != nil }
+            if !instances.isEmpty { return instances }
+        }
+        if task.isGroup {
+            throw usage("task '\(names[0])' runs no commands of its own (it only has deps), so the arguments after '--' would go nowhere; name a task that has 'run'")
+        }
+        return [id]
+    }
+
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
     public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
+        noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
         let plan = DryRunPlanner.plan(
             specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate, costs: estimatedCosts)
@@ -64,7 +100,9 @@ public struct RunSession {
                 depfiles[selection[index]] = PlanDepfile(path: tasks[index].depfile ?? "", inputs: inputs)
             }
         }
-        return try PlanPrinter.render(plan, of: project.graph, format: format, upToDate: upToDate, depfiles: depfiles)
+        return try PlanPrinter.render(
+            plan, of: instances.graph, format: format, upToDate: upToDate, arguments: operationBuilder.arguments,
+            depfiles: depfiles)
     }
 
     /// Each operation's expected cost, from the durations recorded: asked by the engine only when
@@ -75,9 +113,36 @@ public struct RunSession {
         }
     }
 
+    /// With `-v`, one line for each selected `each` task that has no instances, saying why.
+    func noteTasksWithoutInstances(status: Status) {
+        guard invocation.verbosity == .verbose, !instances.empty.isEmpty else { return }
+        let selected = Set(selection)
+        for (task, reason) in instances.empty where selected.contains(task) {
+            status.note("\(instances.graph.names[task]): no instances: \(reason)")
+        }
+    }
+
+    /// The environment every task's commands and `${NAME}` start from: opsrun's own, the
+    /// `dotenv` files, the manifest's `env` and the `NAME=VALUE` arguments.
+    static func environmentBuilder(
+        of project: Project, invocation: Invocation, environment: [String: String]
+    ) throws(ProjectError) -> EnvironmentBuilder {
+        EnvironmentBuilder(
+            processEnvironment: environment, dotenv: try dotenv(of: project),
+            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
+    }
+
+    /// The project's tasks with `each` expanded, for `--list` and `--graph` (a run makes its own).
+    public static func instances(
+        of project: Project, invocation: Invocation, environment: [String: String]
+    ) throws(ProjectError) -> TaskInstances {
+        try TaskInstances(
+            project: project, environment: environmentBuilder(of: project, invocation: invocation, environment: environment))
+    }
+
     private static func openIncremental(
-        project: Project, selection: [Int], builder: OperationBuilder, force: Bool, preloaded: StatePreload?,
-        runs: Bool
+        project: Project, graph: TaskGraph, selection: [Int], builder: OperationBuilder, force: Bool,
+        preloaded: StatePreload?, runs: Bool
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
         // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
@@ -87,7 +152,7 @@ public struct RunSession {
             other.close(compacting: false)
             store = nil
         }
-        let tasks = project.graph.tasks
+        let tasks = graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty || tasks[$0].depfile != nil })
         else {
             store?.close(compacting: false)

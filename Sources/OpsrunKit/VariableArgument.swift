@@ -1,9 +1,12 @@
 /// A `NAME=VALUE` argument of the command line (SPEC §4): both argument parsers read it here, so
 /// they agree on what is one and on which are refused.
 public enum VariableArgument {
-    /// `argument` split at its first `=`; `nil` when it has none (then it names a task).
+    /// `argument` split at its first `=`; `nil` when it has none, or a `[` comes first: then it
+    /// names a task, or an instance of one (`test[OS=linux,PY=3.11]`).
     public static func split(_ argument: String) -> (name: String, value: String)? {
-        guard let equals = argument.firstIndex(of: "=") else { return nil }
+        guard let equals = argument.firstIndex(where: { $0 == "=" || $0 == "[" }), argument[equals] == "=" else {
+            return nil
+        }
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 

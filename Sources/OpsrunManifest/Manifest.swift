@@ -91,6 +91,13 @@ public struct TaskSpec: Equatable, Sendable {
     public var allowFailure: Bool
     /// Runs alone with the terminal as its standard input and output.
     public var interactive: Bool
+    /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
+    public var requires: [Located<String>] = []
+    /// `each:`: the task is one operation per value (SPEC §10). Kept as written; `TaskInstances`
+    /// expands it when a run starts.
+    public var each: EachSpec?
+    /// Set on an instance of an `each` task only (`compile[src/a.c]`): its variables' values.
+    public var instance: TaskInstance?
 
     public init(
         name: String, location: SourceLocation, description: String? = nil,
@@ -99,7 +106,8 @@ public struct TaskSpec: Equatable, Sendable {
         sources: [Located<String>] = [], outputs: [Located<String>] = [],
         depfile: Located<String>? = nil, queue: Located<String>? = nil, priority: QueuePriority = .normal,
         qualityOfService: QualityOfService = .default, timeoutMilliseconds: Int? = nil,
-        retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false
+        retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false,
+        each: EachSpec? = nil, instance: TaskInstance? = nil
     ) {
         self.name = name
         self.location = location
@@ -118,6 +126,8 @@ public struct TaskSpec: Equatable, Sendable {
         self.retries = retries
         self.allowFailure = allowFailure
         self.interactive = interactive
+        self.each = each
+        self.instance = instance
     }
 
     /// A task with only `deps`: it runs nothing itself.

@@ -7,6 +7,10 @@ struct ManifestChecker {
     var diagnostics: [Diagnostic] = []
     /// Suggestions among the task names, made at the first unknown reference.
     private var taskNameSuggestions: NameSuggestions?
+    /// The manifest's source, to place an error inside a value (`ExpansionPlace`).
+    var text: String?
+
+    init(text: String? = nil) { self.text = text }
 
     /// `; did you mean 'x'?` for an unknown task `name`, among `taskNames` (the same list at every
     /// call), or the empty string.
@@ -102,10 +106,20 @@ struct ManifestChecker {
                     at: entry.keyLocation)
             }
             guard let text = scalar(entry.value, "the value of '\(entry.key)' in \(whole())", must: "a string") else { continue }
+            checkExpansions(text, at: entry.value.location, in: "the value of '\(entry.key)' in \(whole())")
             // `NAME:` alone (or `~`) sets the variable to the empty string.
             result.append(EnvironmentEntry(name: entry.key, value: entry.value.isNull ? "" : text, location: entry.keyLocation))
         }
         return result
+    }
+
+    /// Reports a `${...}` in `template` that is not one of the forms `Interpolation` expands, at
+    /// its `${`. `location`: where the value (or its `env` key) is written; `what` names it, as
+    /// "'dir' of task 'build'". For every value the manifest expands: `env` values, `dir`,
+    /// `sources`, `outputs` (and `depfile`, `each`).
+    mutating func checkExpansions(_ template: String, at location: SourceLocation, in what: @autoclosure () -> String) {
+        guard let problem = Interpolation.problem(in: template) else { return }
+        error(problem.message(in: what()), at: ExpansionPlace.locate(problem, in: template, at: location, text: text))
     }
 
     /// A whole number written in digits only, within `range`; `nil` when it is not one.

@@ -19,8 +19,9 @@ import OpsrunEngine
 /// bytes give `nil`, never a crash or an out-of-range id.
 public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
-    /// 2: `depfile`.
-    public static let formatVersion: UInt32 = 2
+    /// 1: the first layout. 2: one of `each` (with `instance`), `requires` or `depfile`, on three
+    /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
+    public static let formatVersion: UInt32 = 4
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -99,6 +100,29 @@ private struct ManifestWriter {
         optional(t.timeoutMilliseconds) { $0.signed($1) }
         signed(t.retries)
         int((t.allowFailure ? 1 : 0) | (t.interactive ? 2 : 0))
+        array(t.requires) { $0.located($1) }
+        optional(t.each) { w, each in
+            w.location(each.location)
+            w.array(each.variables) { w, variable in
+                w.string(variable.name)
+                w.location(variable.location)
+                switch variable.values {
+                case .glob(let pattern):
+                    w.int(0)
+                    w.located(pattern)
+                case .list(let values):
+                    w.int(1)
+                    w.array(values) { $0.located($1) }
+                }
+            }
+        }
+        optional(t.instance) { w, instance in
+            w.string(instance.task)
+            w.array(instance.values) { w, entry in
+                w.string(entry.name)
+                w.string(entry.value)
+            }
+        }
         optional(t.depfile) { $0.located($1) }
     }
 
@@ -233,6 +257,29 @@ private struct ManifestReader {
         guard flags < 4 else { throw Malformed() }
         t.allowFailure = flags & 1 != 0
         t.interactive = flags & 2 != 0
+        t.requires = try array { r throws(Malformed) in try r.located() }
+        t.each = try optional { r throws(Malformed) in
+            let location = try r.location()
+            let variables = try r.array { r throws(Malformed) in
+                let name = try r.string()
+                let place = try r.location()
+                let values: EachValues
+                switch try r.int() {
+                case 0: values = .glob(try r.located())
+                case 1: values = .list(try r.array { r throws(Malformed) in try r.located() })
+                default: throw Malformed()
+                }
+                return EachVariable(name: name, location: place, values: values)
+            }
+            return EachSpec(variables: variables, location: location)
+        }
+        t.instance = try optional { r throws(Malformed) in
+            let task = try r.string()
+            let values = try r.array { r throws(Malformed) -> (name: String, value: String) in
+                (name: try r.string(), value: try r.string())
+            }
+            return TaskInstance(task: task, values: values)
+        }
         t.depfile = try optional { r throws(Malformed) in try r.located() }
         return ids
     }

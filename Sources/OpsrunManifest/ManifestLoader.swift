@@ -2,13 +2,18 @@ import OpsrunCore
 /// Reads and validates a manifest (SPEC §2–3): YAML text in, a `Manifest` or every problem out.
 public enum ManifestLoader {
     static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks"]
+    /// Top-level keys of other tools (go-task's `vars`, ninja's pools) too far from ours for edit distance.
+    static let borrowedTopLevelKeys = [
+        "vars": "env", "variables": "env", "environment": "env", "env_file": "dotenv", "env-file": "dotenv",
+        "pools": "queues",
+    ]
 
     /// Parses and validates; throws DiagnosticList holding every error (sorted by location).
     ///
     /// `file` is the name locations carry; `directory` is the manifest's absolute directory.
     public static func load(text: String, file: String, directory: String) throws(DiagnosticList) -> Manifest {
         var manifest = Manifest(file: file, directory: directory)
-        var checker = ManifestChecker()
+        var checker = ManifestChecker(text: text)
         guard let root = try YAMLDocument.parse(text, file: file) else {
             throw DiagnosticList([Diagnostic(at: nil, file: file, "the manifest is empty; it needs a 'tasks' mapping")])
         }
@@ -21,7 +26,7 @@ public enum ManifestLoader {
                 byKey[entry.key] = entry
             } else if !entry.key.hasPrefix("x-") {  // `x-` keys are free, e.g. for anchors
                 checker.error(
-                    "unknown top-level key '\(entry.key)'\(Suggestion.phrase(for: entry.key, in: topLevelKeys))",
+                    "unknown top-level key '\(entry.key)'\(borrowedTopLevelKeys[entry.key].map { "; did you mean '\($0)'?" } ?? Suggestion.phrase(for: entry.key, in: topLevelKeys))",
                     at: entry.keyLocation)
             }
         }

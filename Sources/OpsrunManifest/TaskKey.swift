@@ -1,6 +1,8 @@
 /// A key of a task's mapping, classified once (see `TaskSpecReader.keys` for the spellings).
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, depfile, queue, priority, qos, timeout, retries, allowFailure, interactive
+    case requires
+    case each
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -23,8 +25,10 @@ enum TaskKey {
         case (3, UInt8(ascii: "q")): candidate = .qos
         case (7, UInt8(ascii: "t")): candidate = .timeout
         case (7, UInt8(ascii: "r")): candidate = .retries
+        case (8, UInt8(ascii: "r")): candidate = .requires
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
+        case (4, UInt8(ascii: "e")): candidate = .each
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -49,6 +53,8 @@ enum TaskKey {
         case .retries: "retries"
         case .allowFailure: "allow_failure"
         case .interactive: "interactive"
+        case .requires: "requires"
+        case .each: "each"
         }
     }
 }

@@ -4,8 +4,30 @@ import OpsrunEngine
 struct TaskSpecReader {
     static let keys = [
         "desc", "deps", "run", "dir", "env", "sources", "outputs", "depfile", "queue", "priority", "qos", "timeout",
-        "retries", "allow_failure", "interactive",
+        "retries", "allow_failure", "interactive", "requires", "each",
     ]
+    /// Keys other tools use for what a task key of opsrun does, too far from it for edit distance
+    /// (`depends` is three edits from `deps`): go-task's `cmds` and `generates`, GitHub Actions'
+    /// `needs` and `working-directory`, ninja's `pool`, and the like.
+    static let borrowedKeys: [String: String] = [
+        "cmds": "run", "cmd": "run", "command": "run", "commands": "run", "script": "run", "steps": "run",
+        "depends": "deps", "depends_on": "deps", "depends-on": "deps", "dependencies": "deps", "needs": "deps",
+        "description": "desc", "summary": "desc", "help": "desc",
+        "cwd": "dir", "workdir": "dir", "working_directory": "dir", "working-directory": "dir", "directory": "dir",
+        "vars": "env", "variables": "env", "environment": "env",
+        "inputs": "sources", "srcs": "sources",
+        "generates": "outputs", "targets": "outputs", "artifacts": "outputs", "products": "outputs",
+        "pool": "queue", "concurrency": "queue",
+        "retry": "retries",
+        "ignore_error": "allow_failure", "ignore_errors": "allow_failure",
+        "continue-on-error": "allow_failure", "continue_on_error": "allow_failure",
+    ]
+
+    /// `; did you mean 'deps'?` for an unknown key of a task, or the empty string.
+    static func keySuggestion(for key: String) -> String {
+        if let known = borrowedKeys[key] { return "; did you mean '\(known)'?" }
+        return Suggestion.phrase(for: key, in: keys)
+    }
     static let maximumRetries = 100
 
     /// Every name under `tasks:` in written order (suggestions prefer the earliest of equals),
@@ -40,7 +62,7 @@ struct TaskSpecReader {
                 // string would compare it with up to fourteen others, twice.
                 guard let key = TaskKey(entry.key) else {
                     checker.error(
-                        "unknown key '\(entry.key)' in task '\(name)'\(Suggestion.phrase(for: entry.key, in: Self.keys))",
+                        "unknown key '\(entry.key)' in task '\(name)'\(Self.keySuggestion(for: entry.key))",
                         at: entry.keyLocation)
                     continue
                 }
@@ -61,6 +83,7 @@ struct TaskSpecReader {
         if let depfile = spec.depfile, spec.commands.isEmpty, !runOrDepsReported {
             checker.error("task '\(name)' has a 'depfile' but no 'run' to write it", at: depfile.location)
         }
+        if let each = spec.each { checkEach(each, of: spec, runReported: runOrDepsReported, &checker) }
     }
 
     private func commandWording(_ name: String) -> ManifestChecker.ListWording {
@@ -127,17 +150,41 @@ struct TaskSpecReader {
             guard let text = checker.scalar(node, what, must: "a path") else { return }
             if text.allSatisfy(\.isWhitespace) {
                 checker.error("\(what) is empty", at: node.location)
-            } else if kind == .dir {
-                spec.directory = Located(text, at: node.location)
             } else {
-                spec.depfile = Located(text, at: node.location)
+                checker.checkExpansions(text, at: node.location, in: what)
+                if kind == .dir {
+                    spec.directory = Located(text, at: node.location)
+                } else {
+                    spec.depfile = Located(text, at: node.location)
+                }
             }
         case .env:
             spec.environment = checker.environment(node, what)
+        case .each:
+            spec.each = checker.each(node, task: name)
         case .sources, .outputs:
             guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
             else { return }
+            for path in paths { checker.checkExpansions(path.value, at: path.location, in: what) }
             if kind == .sources { spec.sources = paths } else { spec.outputs = paths }
+        case .requires:
+            if case .mapping = node.content {
+                // go-task writes `requires: { vars: [A, B] }`.
+                checker.error(
+                    "\(what) must be a variable name or a list of variable names, not a mapping (write requires: [A, B])",
+                    at: node.location)
+                return
+            }
+            guard
+                let names = checker.strings(
+                    node, ManifestChecker.listWording(what, of: "a variable name", plural: "variable names"))
+            else { return }
+            for variable in names where !ManifestNames.isEnvironmentName(variable.value) {
+                checker.error(
+                    "invalid variable name '\(variable.value)' in \(what); use letters, digits and '_', not starting with a digit",
+                    at: variable.location)
+            }
+            spec.requires = names
         case .queue:
             guard let queue = checker.scalar(node, what, must: "a queue name") else { return }
             if let queueNames, !queueNames.contains(queue) {
@@ -188,6 +235,20 @@ struct TaskSpecReader {
                 return
             }
             if kind == .interactive { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
+        }
+    }
+
+    /// What `each` asks of the rest of the task: commands for its instances to run, and no `env`
+    /// entry that would hide an instance's own value.
+    private func checkEach(_ each: EachSpec, of spec: TaskSpec, runReported: Bool, _ checker: inout ManifestChecker) {
+        // Without 'deps' either, "has neither 'run' nor 'deps'" says it already.
+        if spec.commands.isEmpty, !spec.deps.isEmpty, !runReported {
+            checker.error("task '\(spec.name)' has 'each' but no 'run': each instance runs the task's commands", at: each.location)
+        }
+        for entry in spec.environment where each.variables.contains(where: { $0.name == entry.name }) {
+            checker.error(
+                "'\(entry.name)' is set by 'each' of task '\(spec.name)', so it cannot also be in the task's 'env'",
+                at: entry.location)
         }
     }
 

@@ -1,3 +1,4 @@
+import OpsrunCore
 import OpsrunEngine
 import OpsrunManifest
 /// The environment each task's commands see, layered as SPEC §2 says: opsrun's own, then the
@@ -13,6 +14,9 @@ public struct EnvironmentBuilder: Sendable {
     private let overrides: [(name: String, value: String)]
     /// `shared` as `NAME=VALUE` strings, built once for the tasks that add nothing of their own.
     private let sharedBlock: [String]
+    /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (SPEC §10);
+    /// such an entry's value is left as written. A run reports them before anything starts.
+    public private(set) var sharedProblems: [ExpansionFailure] = []
 
     public init(
         processEnvironment: [String: String], dotenv: [(name: String, value: String)],
@@ -20,9 +24,11 @@ public struct EnvironmentBuilder: Sendable {
     ) {
         var values = processEnvironment
         for (name, value) in dotenv { values[name] = value }
-        Self.apply(manifestEnvironment, to: &values, overrides: overrides)
+        var problems: [ExpansionFailure] = []
+        Self.apply(manifestEnvironment, to: &values, overrides: overrides) { problems.append($0) }
         for (name, value) in overrides { values[name] = value }
         shared = values
+        sharedProblems = problems
         self.overrides = overrides
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
     }
@@ -31,32 +37,128 @@ public struct EnvironmentBuilder: Sendable {
     public var overrideNames: [String] { overrides.map(\.name) }
 
     /// The complete environment of `taskName`'s commands (`entries` as `NAME=VALUE`), with the
-    /// shared block shared rather than copied when the task adds no `env`.
-    public func jobEnvironment(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> JobEnvironment {
-        if taskEnvironment.isEmpty { return JobEnvironment(shared: sharedBlock, taskName: taskName) }
-        var values = variables(forTask: taskName, taskEnvironment: taskEnvironment)
+    /// shared block shared rather than copied when the task adds no `env`. An instance of an `each`
+    /// task (`instance`) also has its variables, which win over every other layer (a `NAME=VALUE`
+    /// argument cannot change which file `compile[src/a.c]` compiles).
+    public func jobEnvironment(
+        forTask taskName: String, taskEnvironment: [EnvironmentEntry], instance: TaskInstance? = nil
+    ) -> JobEnvironment {
+        if taskEnvironment.isEmpty {
+            guard let instance else { return JobEnvironment(shared: sharedBlock, taskName: taskName) }
+            // An inherited variable of the same name must go: a second `SRC=` would be ambiguous.
+            let inherited = instance.values.contains { shared[$0.name] != nil }
+                ? sharedBlock.filter { entry in !instance.values.contains { Self.entry(entry, sets: $0.name) } }
+                : sharedBlock
+            let own = instance.values.map { $0.name + "=" + $0.value }
+            return JobEnvironment(shared: inherited + own, taskName: taskName)
+        }
+        var values = variables(forTask: taskName, taskEnvironment: taskEnvironment, instance: instance)
         values["OPSRUN_TASK"] = taskName
         return JobEnvironment(values.map { "\($0.key)=\($0.value)" })
     }
 
-    /// The variables `${NAME}` sees in the task's `dir`, `sources` and `outputs`.
-    public func variables(forTask taskName: String, taskEnvironment: [EnvironmentEntry]) -> [String: String] {
+    /// Whether the `NAME=VALUE` entry sets `name`.
+    private static func entry(_ entry: String, sets name: String) -> Bool {
+        entry.utf8.count > name.utf8.count && entry.hasPrefix(name)
+            && entry.utf8[entry.utf8.index(entry.utf8.startIndex, offsetBy: name.utf8.count)] == UInt8(ascii: "=")
+    }
+
+    /// The variables `${NAME}` sees in the task's `dir`, `sources` and `outputs`. An instance's
+    /// variables are set before the task's `env` (which may refer to them) and win over the rest.
+    /// `problems` hears of each entry of the task's `env` whose `${NAME:?}` failed.
+    public func variables(
+        forTask taskName: String, taskEnvironment: [EnvironmentEntry], instance: TaskInstance? = nil,
+        problems: ((ExpansionFailure) -> Void)? = nil
+    ) -> [String: String] {
         var values = shared
         values["OPSRUN_TASK"] = taskName
-        Self.apply(taskEnvironment, to: &values, overrides: overrides)
+        let pinned = instance?.values ?? []
+        for (name, value) in pinned { values[name] = value }
+        Self.apply(taskEnvironment, to: &values, overrides: overrides, pinned: pinned, problems: problems)
         for (name, value) in overrides { values[name] = value }
+        for (name, value) in pinned { values[name] = value }
         return values
+    }
+
+    /// The same variables as `variables(forTask:taskEnvironment:instance:)` gives, read one at a
+    /// time: without a copy of the whole environment for a task with no `env` of its own (100,000
+    /// instances of one `each` task must not copy it 100,000 times).
+    public func taskVariables(
+        forTask taskName: String, taskEnvironment: [EnvironmentEntry], instance: TaskInstance? = nil,
+        problems: ((ExpansionFailure) -> Void)? = nil
+    ) -> TaskVariables {
+        if taskEnvironment.isEmpty {
+            return TaskVariables(pinned: instance?.values ?? [], taskName: taskName, values: shared)
+        }
+        return TaskVariables(
+            pinned: [], taskName: nil,
+            values: variables(forTask: taskName, taskEnvironment: taskEnvironment, instance: instance, problems: problems))
     }
 
     private static func apply(
         _ entries: [EnvironmentEntry], to values: inout [String: String],
-        overrides: [(name: String, value: String)]
+        overrides: [(name: String, value: String)], pinned: [(name: String, value: String)] = [],
+        problems: ((ExpansionFailure) -> Void)? = nil
     ) {
         for entry in entries {
-            let expanded = Interpolation.expand(entry.value) { name in
-                overrides.last(where: { $0.name == name })?.value ?? values[name]
+            do {
+                values[entry.name] = try Interpolation.expand(entry.value) { name in
+                    pinned.first(where: { $0.name == name })?.value
+                        ?? overrides.last(where: { $0.name == name })?.value ?? values[name]
+                }
+            } catch {
+                values[entry.name] = entry.value
+                problems?(ExpansionFailure(template: entry.value, location: entry.location, entry: entry.name, problem: error))
             }
-            values[entry.name] = expanded
         }
+    }
+}
+
+/// A value whose expansion failed at run time (`${NAME:?message}`), with what an error needs.
+public struct ExpansionFailure: Sendable {
+    /// The value as written.
+    public var template: String
+    /// Where it is written (for an `env` entry, its key's place).
+    public var location: SourceLocation
+    /// The `env` entry it is the value of, if it is one.
+    public var entry: String?
+    public var problem: Interpolation.Problem
+
+    public init(template: String, location: SourceLocation, entry: String? = nil, problem: Interpolation.Problem) {
+        self.template = template
+        self.location = location
+        self.entry = entry
+        self.problem = problem
+    }
+}
+
+/// What `${NAME}` reads for one task: an instance's own values first, then its variables.
+public struct TaskVariables: Sendable {
+    /// An instance's values, when they are not in `values` already.
+    let pinned: [(name: String, value: String)]
+    /// `OPSRUN_TASK`, when it is not in `values` already.
+    let taskName: String?
+    let values: [String: String]
+
+    public subscript(name: String) -> String? {
+        for entry in pinned where entry.name == name { return entry.value }
+        if let taskName, name == "OPSRUN_TASK" { return taskName }
+        return values[name]
+    }
+
+    /// `text` with `${...}` expanded in all the shell's forms (SPEC §2, §10): the one place a
+    /// task's `dir`, `sources`, `outputs` and `each` values are expanded. Throws for a form that
+    /// is not supported and for `${NAME:?message}` with NAME unset or empty.
+    public func expand(_ text: String) throws(Interpolation.Problem) -> String {
+        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        return try Interpolation.expand(text) { self[$0] }
+    }
+
+    /// `expand` for a value already checked (the loader reports what does not parse, and a run
+    /// checks `${NAME:?}` before anything starts, `RequiredVariables`): a problem gives the value
+    /// as written.
+    public func expandChecked(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        return Interpolation.expandChecked(text) { self[$0] }
     }
 }

@@ -12,6 +12,9 @@ public struct OperationBuilder {
     /// False for a plan (`-n`), which starts nothing: each job's environment is a copy of the
     /// whole process environment, 140 MB for 100,000 tasks, that nothing would read.
     public var buildsEnvironments: Bool
+    /// `opsrun TASK -- ARG...`: the arguments of the tasks (by id) named before `--` (SPEC §10):
+    /// the task, or every instance of an `each` task.
+    public var arguments: [Int: [String]] = [:]
 
     public init(
         graph: TaskGraph, manifest: Manifest, environment: EnvironmentBuilder,
@@ -24,8 +27,12 @@ public struct OperationBuilder {
     }
 
     /// Operations for `selection` (task ids in manifest order, closed under prerequisites), in the
-    /// same order; `specs[i]` is task `selection[i]`.
-    public func operations(for selection: [Int]) -> (specs: [OperationSpec], queueBounds: [Int]) {
+    /// same order; `specs[i]` is task `selection[i]`. `incremental`: `incrementalSpecs(for:)` of
+    /// the same selection, when made; each job then makes the parents of its declared outputs
+    /// before its first command (for a run: a plan makes nothing).
+    public func operations(
+        for selection: [Int], incremental: [IncrementalTaskSpec]? = nil
+    ) -> (specs: [OperationSpec], queueBounds: [Int]) {
         var position = [Int](repeating: -1, count: graph.count)
         for (i, id) in selection.enumerated() { position[id] = i }
         var queueIndex: [String: Int] = [:]
@@ -33,15 +40,21 @@ public struct OperationBuilder {
 
         var specs: [OperationSpec] = []
         specs.reserveCapacity(selection.count)
+        var templates = TemplateVariables()
         for (i, id) in selection.enumerated() {
             let task = graph.tasks[id]
-            let job = CommandJob(
+            var job = CommandJob(
                 id: i, taskName: task.name, commands: task.commands.map(\.value),
-                workingDirectory: workingDirectory(of: task),
+                workingDirectory: workingDirectory(of: task, &templates),
                 environment: task.isGroup || !buildsEnvironments
-                    ? [] : environment.jobEnvironment(forTask: task.name, taskEnvironment: task.environment),
+                    ? []
+                    : environment.jobEnvironment(
+                        forTask: task.name, taskEnvironment: task.environment, instance: task.instance),
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
-                interactive: task.interactive)
+                interactive: task.interactive, arguments: arguments[id] ?? [])
+            if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
+                job.outputDirectories = incremental[i].outputDirectories
+            }
             specs.append(OperationSpec(
                 name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
                 priority: task.priority, queue: task.queue.flatMap { queueIndex[$0.value] },
@@ -52,7 +65,8 @@ public struct OperationBuilder {
     }
 
     /// What the up-to-date bookkeeping needs of each selected task, in the same order as
-    /// `operations(for:)`. Variables are expanded in `dir`, `sources`, `outputs` and `depfile`.
+    /// `operations(for:)`. Variables are expanded in `dir`, `sources`, `outputs` and `depfile`
+    /// (whose `${NAME:?}` a run has checked already: `RequiredVariables`).
     public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
         // Only what the manifest and the command line set defines a task: a changed PATH in the
         // user's shell must not make everything run again.
@@ -63,32 +77,34 @@ public struct OperationBuilder {
             ? nil : sharedNames.sorted().map { EnvironmentVariable($0, environment.shared[$0] ?? "") }
         var specs: [IncrementalTaskSpec] = []
         specs.reserveCapacity(selection.count)
+        var templates = TemplateVariables()
         for id in selection {
             let task = graph.tasks[id]
-            // The task's variables are a copy of the whole environment: made only when needed.
-            var variables: [String: String]?
-            func taskVariables() -> [String: String] {
+            // Made only when needed: for a task with `env`, a copy of the whole environment.
+            var variables: TaskVariables?
+            func taskVariables() -> TaskVariables {
                 if let variables { return variables }
-                let made = environment.variables(forTask: task.name, taskEnvironment: task.environment)
+                let made = templates.variables(of: task, environment)
                 variables = made
                 return made
             }
             func expand(_ text: String) -> String {
                 guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
-                let values = taskVariables()
-                return Interpolation.expand(text) { values[$0] }
+                return taskVariables().expandChecked(text)
             }
             let definition: [EnvironmentVariable]
             if task.environment.isEmpty, let sharedDefinition {
-                definition = sharedDefinition
+                definition = task.instance.map { Self.adding($0, to: sharedDefinition) } ?? sharedDefinition
             } else {
                 let values = taskVariables()
-                definition = sharedNames.union(task.environment.map(\.name)).sorted()
-                    .map { EnvironmentVariable($0, values[$0] ?? "") }
+                var names = sharedNames.union(task.environment.map(\.name))
+                if let instance = task.instance { names.formUnion(instance.values.map(\.name)) }
+                definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
             let directory = task.directory.map { expand($0.value) }
             specs.append(IncrementalTaskSpec(
-                name: task.name, commands: task.commands.map(\.value), environment: definition,
+                name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
+                environment: definition,
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
@@ -97,12 +113,60 @@ public struct OperationBuilder {
         return specs
     }
 
+    /// `definition` (sorted by name) with an instance's variables in their places.
+    static func adding(_ instance: TaskInstance, to definition: [EnvironmentVariable]) -> [EnvironmentVariable] {
+        var result = definition
+        for (name, value) in instance.values {
+            let variable = EnvironmentVariable(name, value)
+            let at = result.firstIndex { !($0.name < name) } ?? result.endIndex
+            if at < result.endIndex, result[at].name == name {
+                result[at] = variable
+            } else {
+                result.insert(variable, at: at)
+            }
+        }
+        return result
+    }
+
     /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
-    func workingDirectory(of task: TaskSpec) -> String {
+    func workingDirectory(of task: TaskSpec, _ templates: inout TemplateVariables) -> String {
         let base = manifest.directory
         guard let dir = task.directory else { return base }
-        let variables = environment.variables(forTask: task.name, taskEnvironment: task.environment)
-        let expanded = Interpolation.expand(dir.value) { variables[$0] }
-        return FileText.absolute(expanded, relativeTo: base)
+        return FileText.absolute(templates.variables(of: task, environment).expandChecked(dir.value), relativeTo: base)
+    }
+}
+
+/// The variables of the instances of one `each` task, made once for them all when its `env` does
+/// not depend on which instance it is: 100,000 instances then share one copy of the environment.
+struct TemplateVariables {
+    /// The `each` task whose instances were asked for last, and its variables when its instances
+    /// share them (`nil` when each instance needs its own).
+    private var last: (task: String, variables: [String: String]?)?
+
+    mutating func variables(of task: TaskSpec, _ environment: EnvironmentBuilder) -> TaskVariables {
+        guard let instance = task.instance, !task.environment.isEmpty else {
+            return environment.taskVariables(
+                forTask: task.name, taskEnvironment: task.environment, instance: task.instance)
+        }
+        if last?.task != instance.task {
+            let shared = Self.isShared(task)
+                ? environment.variables(forTask: instance.task, taskEnvironment: task.environment) : nil
+            last = (instance.task, shared)
+        }
+        guard let shared = last?.variables else {
+            return environment.taskVariables(forTask: task.name, taskEnvironment: task.environment, instance: instance)
+        }
+        return TaskVariables(pinned: instance.values, taskName: task.name, values: shared)
+    }
+
+    /// Whether the task's `env` comes out the same for every instance: it neither sets nor
+    /// mentions an `each` variable or `OPSRUN_TASK`. Mentions are found as text, whatever form of
+    /// `${...}` holds them (`${SRC%.c}`): a false alarm only costs a copy per instance.
+    static func isShared(_ task: TaskSpec) -> Bool {
+        guard let instance = task.instance else { return true }
+        let names = instance.values.map(\.name) + ["OPSRUN_TASK"]
+        return !task.environment.contains { entry in
+            names.contains { entry.name == $0 || entry.value.contains($0) }
+        }
     }
 }

@@ -10,6 +10,10 @@ public struct Project: Sendable {
     public let manifest: Manifest
     public let graph: TaskGraph
 
+    /// Whether a task has `each`: only then do `--list` and `--graph` need the environment, to
+    /// expand it (`TaskInstances`).
+    public var hasEach: Bool { manifest.tasks.contains { $0.each != nil } }
+
     /// The manifest's text, for rendering diagnostics with their source line.
     public var text: String { String(decoding: UTF8Text.content(bytes), as: UTF8.self) }
 
@@ -78,9 +82,7 @@ public struct Project: Sendable {
     /// Throws a usage diagnostic for an unknown name, with the nearest task as a suggestion.
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
         let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
-        if names.isEmpty {
-            throw usage("no task named and no 'default' in \(source.displayName); name one of: \(graph.names.prefix(10).joined(separator: ", "))\(graph.count > 10 ? ", …" : "") (see --list)")
-        }
+        if names.isEmpty { throw Self.noTaskNamed(in: source.displayName, among: graph.names) }
         var diagnostics: [Diagnostic] = []
         var roots: [Int] = []
         for name in names {
@@ -94,8 +96,12 @@ public struct Project: Sendable {
         return roots
     }
 
-    private func usage(_ message: String) -> ProjectError {
-        ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
+    /// The usage error when no task is named and the manifest has no `default`.
+    static func noTaskNamed(in manifest: String, among names: [String]) -> ProjectError {
+        let some = names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : "")
+        return ProjectError(
+            diagnostics: [Diagnostic(at: nil, file: nil, "no task named and no 'default' in \(manifest); name one of: \(some) (see --list)")],
+            sources: [:])
     }
 }
 

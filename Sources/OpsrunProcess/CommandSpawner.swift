@@ -4,7 +4,7 @@ import OpsrunCore
 import OpsrunEngine
 
 /// The one place that starts processes (through `cps_spawn`: clone and exec): `/bin/sh -c
-/// <command>`, or the program itself when the command has no shell syntax (`DirectCommand`), in a
+/// <command> <task> <arguments...>`, or the program itself when the command has no shell syntax (`DirectCommand`), in a
 /// process group of its own.
 ///
 /// A spawn returns as soon as the child exists; the child execs while opsrun goes on. So a child
@@ -116,8 +116,10 @@ final class CommandSpawner {
                 return outcome(spawn(path, directWords, environment.environmentBlock), directly: true)
             }
         }
-        let status = spawn(
-            Self.shell, [Self.shell, "-c", command], launch.shellEnvironment.pointer(for: job.environmentParts))
+        // `sh -c COMMAND TASK ARG...` (SPEC §10): `$0` is the task's name (the shell's own
+        // messages say `build: 1: cc: not found`), and the arguments after `--` are `"$@"`.
+        let words = [Self.shell, "-c", command, job.taskName] + job.arguments
+        let status = spawn(Self.shell, words, launch.shellEnvironment.pointer(for: job.environmentParts))
         return outcome(status, directly: false)
     }
 

@@ -9,13 +9,10 @@ import Glibc
 /// it instead: the runner reaps it like any child, terminates it on an interrupt, and at the end
 /// of the run (`ProcessRunner.shutdown`).
 public enum OrphanAdoption {
-    /// Call it in `main`, with `SignalHandling.blockChildExitSignal()`: only a runner that reaps
-    /// with `wait4(-1)` (`ProcessRunner.ChildExitNotice.signal`) reaps the orphans too; with a
-    /// pidfd per command they would stay zombies.
-    public static func enable() {
-        isEnabled = cps_become_child_subreaper() == 0
+    /// Whether the process became a subreaper. Through `ProcessHost.takeOverThisProcess()`: only a
+    /// runner that reaps with `wait4(-1)` (`ProcessRunner.ChildExitNotice.signal`) reaps the
+    /// orphans too; with a pidfd per command they would stay zombies.
+    static func enable() -> Bool {
+        cps_become_child_subreaper() == 0
     }
-
-    /// Whether this process adopts orphans.
-    nonisolated(unsafe) public private(set) static var isEnabled = false
 }

@@ -11,8 +11,11 @@ extension ProcessRunner {
     func spawnCurrentCommand(of job: RunningJob, throughShell: Bool = false, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
         let command = job.job.commands[job.commandIndex]
-        // Interactive commands keep the shell: they are rare, and run alone anyway.
-        let directWords = job.job.interactive || throughShell ? nil : DirectCommand.arguments(of: command)
+        // Interactive commands keep the shell: they are rare, and run alone anyway. So do commands
+        // given arguments after `--`: without a `$` a command cannot read them, so running it
+        // directly would do the same, but the shell is the plain way and the rare case.
+        let directWords = job.job.interactive || throughShell || !job.job.arguments.isEmpty
+            ? nil : DirectCommand.arguments(of: command)
         // The job's pipes, kept from one of its commands to the next (OutputPipes).
         if !job.job.interactive && job.pipes == nil {
             guard let pipes = outputPipes.acquire(for: job.slot, poller: poller) else {

@@ -6,7 +6,7 @@ import OpsrunCore
 /// grace period, then SIGKILL, as a task's process group.
 extension ProcessRunner {
     /// Whether this runner deals with orphans: it reaps every child, and the process adopts them.
-    var adoptsOrphans: Bool { childExits == .signal && OrphanAdoption.isEnabled }
+    var adoptsOrphans: Bool { host.adoptsOrphans }
 
     /// On an interrupt: `signal` to every orphan now.
     func signalOrphans(_ signal: Int32, now: UInt64) {

@@ -17,18 +17,20 @@ import OpsrunEngine
 /// after the grace period: nothing a task started outlives opsrun.
 public final class ProcessRunner: CommandRunner {
     /// How the runner learns that a command's process exited.
-    public enum ChildExitNotice {
+    public enum ChildExitNotice: Sendable {
         /// A pidfd per command in the epoll set. Works in any process: the default.
         case pidfd
         /// SIGCHLD through the signalfd, then `wait4(-1)` until nothing more has exited: no
         /// descriptor per command, and no `epoll_ctl` (2,000 /bin/true at -j 2 took about 2 %
-        /// less time). Only for a process that called `SignalHandling.blockChildExitSignal()`
-        /// first thing, whose other children are all this runner's (it reaps any child).
+        /// less time), and the only way to reap adopted orphans. Only for a process that blocked
+        /// SIGCHLD first thing (`ProcessHost.takeOverThisProcess()`), whose other children are all
+        /// this runner's (it reaps any child).
         case signal
     }
 
     let graceNanoseconds: UInt64
-    let childExits: ChildExitNotice
+    let host: ProcessHost
+    var childExits: ChildExitNotice { host.childExits }
     let poller: EventPoller
     let spawner = CommandSpawner()
     let outputPipes = OutputPipes()
@@ -61,10 +63,11 @@ public final class ProcessRunner: CommandRunner {
     /// writing.
     static let drainLimit = 1024 * 1024
 
-    public init(graceMilliseconds: Int = 5000, childExits: ChildExitNotice = .pidfd) {
+    /// `host`: what the process set up for itself (`ProcessHost`).
+    public init(graceMilliseconds: Int = 5000, host: ProcessHost = .embedded) {
         graceNanoseconds = UInt64(max(0, graceMilliseconds)) * 1_000_000
-        self.childExits = childExits
-        poller = EventPoller(childExitSignal: childExits == .signal)
+        self.host = host
+        poller = EventPoller(childExitSignal: host.childExits == .signal)
     }
 
     deinit {
@@ -76,14 +79,33 @@ public final class ProcessRunner: CommandRunner {
         precondition(!isShutDown, "ProcessRunner used after shutdown()")
         let slot = freeSlots.popLast() ?? slots.count
         let hasCommands = !job.commands.isEmpty
+        // Before every attempt, as ninja does before each command: a retry after a command that
+        // removed its own output directory finds it again.
+        let directoryFailure = hasCommands ? Self.makeOutputDirectories(job.outputDirectories, for: job.workingDirectory) : nil
         // Consumed: the job moves into its record without a copy of its strings and arrays.
         let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
         if slot == slots.count { slots.append(running) } else { slots[slot] = running }
         if !hasCommands {
             finish(running, termination: .exited(0), events: &pendingEvents)
+        } else if let directoryFailure {
+            finish(running, termination: .exited(127), spawnFailure: directoryFailure, events: &pendingEvents)
         } else {
             spawnCurrentCommand(of: running, events: &pendingEvents)
         }
+    }
+
+    /// Makes each of `directories`; the reason the first that cannot be made fails the job, its
+    /// path shown relative to the job's `workingDirectory` when it lies beneath it.
+    static func makeOutputDirectories(_ directories: [String], for workingDirectory: String) -> String? {
+        for directory in directories {
+            guard let failure = Directories.make(directory) else { continue }
+            func shown(_ path: String) -> String {
+                path.hasPrefix(workingDirectory + "/") ? String(path.dropFirst(workingDirectory.count + 1)) : path
+            }
+            let made = failure.path == directory ? "" : " (for '\(shown(directory))')"
+            return "cannot create output directory '\(shown(failure.path))'\(made): \(failure.reason)"
+        }
+        return nil
     }
 
     public func waitForEvents() -> [RunnerEvent] {

@@ -46,11 +46,7 @@ public enum SignalHandling {
         sigemptyset(&signals)
         sigaddset(&signals, SIGCHLD)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        childExitSignalBlocked = true
     }
-
-    /// Whether `blockChildExitSignal` was called.
-    nonisolated(unsafe) public private(set) static var childExitSignalBlocked = false
 
     /// What the runner's signalfd listens for: each interrupts the run the same way.
     ///

@@ -44,6 +44,12 @@ public final class Status {
         say(text, to: .standardOutput, quietToo: false)
     }
 
+    /// A line for `-v` (the caller decides that it is wanted): among a run's output, or on
+    /// standard error beside a plan.
+    public func note(_ text: String) {
+        say(text, to: .standardOutput, quietToo: false)
+    }
+
     /// Hands standard output to a report (`--report -`): from now on the run speaks on standard
     /// error.
     public func giveStandardOutputToReport() {

@@ -10,16 +10,18 @@ import OpsrunManifest
 import OpsrunProcess
 import OpsrunReport
 
-/// `opsrun [OPTIONS] [TASK ...] [NAME=VALUE ...]`: options in, exit code out. The work is OpsrunKit's.
+/// `opsrun [OPTIONS] [TASK ...] [NAME=VALUE ...] [-- ARG ...]`: options in, exit code out. The work is OpsrunKit's.
 @main
 struct OpsrunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opsrun",
         abstract: "Run the tasks of a Tasksfile.yaml as a dependency graph.",
+        usage: "opsrun [<options>] [<task|NAME=VALUE> ...] [-- <arg> ...]",
         discussion: """
             Runs the named tasks (or the manifest's 'default') after everything they need, as many at \
             once as the bounds allow, each at most once. NAME=VALUE arguments set environment \
-            variables for every command.
+            variables for every command. 'opsrun TASK -- ARG...' gives the ARGs to TASK's commands \
+            as "$@".
 
             Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 128+N interrupted \
             by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.
@@ -106,7 +108,37 @@ struct OpsrunCommand: ParsableCommand {
         }
     }
 
-    func invocation() -> Invocation {
+    /// The words after `--` are the task's (SPEC §10), split off before ArgumentParser reads the
+    /// rest: it allows one positional array only, and would mix them with the task names. It
+    /// takes the first `--` as the end of its options too, so the split is where it would be.
+    static func splitAtTerminator(_ arguments: [String]) -> (options: [String], taskArguments: [String]) {
+        guard let terminator = arguments.firstIndex(of: "--") else { return (arguments, []) }
+        return (Array(arguments[..<terminator]), Array(arguments[(terminator + 1)...]))
+    }
+
+    /// `arguments` (the program's name left out) as ArgumentParser reads them, `-- ARG...` included;
+    /// throws what ArgumentParser throws, help and version requests too.
+    static func parseInvocation(_ arguments: [String]) throws -> Invocation {
+        let (options, taskArguments) = splitAtTerminator(arguments)
+        let command = try parse(options)
+        try command.validate(taskArguments: taskArguments)
+        return command.invocation(taskArguments: taskArguments)
+    }
+
+    /// Only one task may be named before `--`, and only a run or a plan has commands to give them to.
+    func validate(taskArguments: [String]) throws {
+        guard !taskArguments.isEmpty else { return }
+        if list || graph {
+            throw ValidationError("the arguments after '--' are for a task's commands; --list and --graph run none")
+        }
+        let tasks = arguments.filter { VariableArgument.split($0) == nil }
+        if tasks.count > 1 {
+            throw ValidationError(
+                "only one task may be named before '--', whose commands get the arguments after it; named: \(tasks.joined(separator: ", "))")
+        }
+    }
+
+    func invocation(taskArguments: [String] = []) -> Invocation {
         var invocation = Invocation()
         for argument in arguments {
             if let variable = VariableArgument.split(argument) {
@@ -115,6 +147,7 @@ struct OpsrunCommand: ParsableCommand {
                 invocation.targets.append(argument)
             }
         }
+        invocation.taskArguments = taskArguments
         invocation.manifestFile = file
         invocation.directory = directory
         invocation.jobs = jobs ?? Invocation.processorCount
@@ -147,22 +180,20 @@ struct OpsrunCommand: ParsableCommand {
         }
         let environment = ProcessEnvironment.current
         return Driver.run(
-            invocation, environment: environment, status: Terminal.status(environment: environment)
+            invocation, environment: environment, status: Terminal.status(environment: environment),
+            host: Terminal.host
         ).rawValue
     }
 
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
     static func main() {
-        SignalHandling.blockTerminationSignals()
-        SignalHandling.blockChildExitSignal()
-        OrphanAdoption.enable()
+        _ = Terminal.host
         KeptUntilExit.enable()
         if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
             Glibc.exit(run(invocation))
         }
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            Glibc.exit(run(try parseInvocation(Array(CommandLine.arguments.dropFirst()))))
         } catch let exit as ArgumentParser.ExitCode {
             // A run's own exit code: nothing to print (ArgumentParser's exit(withError:) would
             // still build a help generator, a third of a one-task run's CPU time).

@@ -2,7 +2,8 @@ import OpsrunKit
 import OpsrunReport
 
 /// The most common command lines, read without ArgumentParser: task names, `NAME=VALUE`, `-j N`
-/// (`-jN`, `--jobs N`), `-k`, `-B`, `-q`, `-v`, one of `-n`, `-l`, `--graph`, and `--format F`.
+/// (`-jN`, `--jobs N`), `-k`, `-B`, `-q`, `-v`, one of `-n`, `-l`, `--graph`, `--format F`, and
+/// `-- ARG...` after one task.
 /// Anything else, a bad value or a conflict included, returns nil and goes to ArgumentParser,
 /// which alone reports errors and prints help.
 ///
@@ -20,7 +21,8 @@ enum QuickArguments {
         var expectsFormat = false
         var formatGiven = false
         var actions: [Invocation.Action] = []
-        for argument in arguments {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
             if expectsJobs {
                 guard let count = jobCount(argument[...]) else { return nil }
                 jobs = count
@@ -36,6 +38,10 @@ enum QuickArguments {
                 continue
             }
             switch argument {
+            case "--":
+                // Everything after it is the task's, options and `=` included (SPEC §10).
+                invocation.taskArguments = Array(rest)
+                rest = rest[rest.endIndex...]
             case "-k", "--keep-going": invocation.keepGoing = true
             case "-B", "--force": invocation.force = true
             case "-q", "--quiet": quiet = true
@@ -62,7 +68,8 @@ enum QuickArguments {
         }
         // A missing value, or a conflict ArgumentParser's validation words: its to report.
         guard !expectsJobs, !expectsFormat, !(quiet && verbose), Set(actions).count <= 1,
-            !formatGiven || !actions.isEmpty
+            !formatGiven || !actions.isEmpty,
+            invocation.taskArguments.isEmpty || (invocation.targets.count <= 1 && actions.allSatisfy { $0 == .dryRun })
         else { return nil }
         invocation.action = actions.first ?? .run
         invocation.jobs = jobs ?? Invocation.processorCount

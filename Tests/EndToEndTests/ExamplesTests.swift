@@ -13,7 +13,7 @@ import Testing
         return copy
     }
 
-    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2)])
+    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0)])
     func exampleRunsWithItsExpectedStatus(name: String, status: Int32) throws {
         let copy = try copy(name)
         defer { try? FileManager.default.removeItem(at: copy) }
@@ -30,6 +30,55 @@ import Testing
         #expect(run.status == 0)
         #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("build/app.tgz").path))
         #expect(run.stdout.hasSuffix("7 succeeded\n"))
+    }
+
+    /// Issue 15: a real C program, one compile per `src/*.c` (cc is on every machine the tests
+    /// run on), linked and run; then an edit recompiles that one file only, and an edited header
+    /// the files whose depfiles list it.
+    @Test func cProgramCompilesEachFileLinksAndRuns() throws {
+        let copy = try copy("c-program")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let run = try OpsrunBinary.run(["-j", "2"], in: copy)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for file in ["greet", "main", "mathx", "reverse"] {
+            #expect(run.stdout.contains("✓ compile[src/\(file).c] "), "\(file)")
+            #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("build/src/\(file).o").path))
+        }
+        let output = run.stdout.split(separator: "\n").filter { $0.hasPrefix("run ") }.map {
+            $0.split(separator: "|", maxSplits: 1)[1].dropFirst()
+        }
+        #expect(output == ["hello, c-program!", "gcd(84, 36) = 12", "10! = 3628800", "opsrun reversed: nurspo"])
+        #expect(run.stdout.hasSuffix("7 succeeded\n"))
+
+        let source = copy.appendingPathComponent("src/mathx.c")
+        let text = try String(contentsOf: source, encoding: .utf8)
+        try text.replacingOccurrences(of: "result *= i;", with: "result = result * i;")
+            .write(to: source, atomically: false, encoding: .utf8)
+        let rerun = try OpsrunBinary.run(["--explain"], in: copy)
+        #expect(rerun.status == 0)
+        #expect(rerun.stdout.contains("compile[src/mathx.c] runs: source src/mathx.c changed"))
+        #expect(!rerun.stdout.contains("compile[src/main.c]"))
+        #expect(rerun.stdout.contains("10! = 3628800"))
+
+        // Headers are not among the sources: each compile's depfile says which it includes, so
+        // editing one recompiles exactly the files that include it.
+        let plan = try OpsrunBinary.run(["-n", "compile[src/main.c]"], in: copy)
+        #expect(plan.stdout.contains("    depfile build/src/main.d: include/mathx.h include/text.h src/main.c\n"), "\(plan.stdout)")
+        for (header, includers) in [("mathx.h", ["main", "mathx"]), ("text.h", ["greet", "main", "reverse"])] {
+            let file = copy.appendingPathComponent("include/\(header)")
+            try (String(contentsOf: file, encoding: .utf8) + "int unused_\(header.prefix(while: { $0 != "." }))(void);\n")
+                .write(to: file, atomically: false, encoding: .utf8)
+            let edited = try OpsrunBinary.run(["--explain"], in: copy)
+            #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
+            for file in ["greet", "main", "mathx", "reverse"] {
+                let recompiled = edited.stdout.contains("✓ compile[src/\(file).c] ")
+                #expect(recompiled == includers.contains(file), "\(header): \(file)\n\(edited.stdout)")
+                if recompiled {
+                    #expect(edited.stdout.contains("compile[src/\(file).c] runs: source include/\(header) changed"))
+                }
+            }
+        }
+        #expect(try OpsrunBinary.run([], in: copy).stdout.hasSuffix("1 succeeded, 6 up to date\n"))
     }
 
     /// Issue 13: editing a source of the pipeline used to leave the archive as it was.

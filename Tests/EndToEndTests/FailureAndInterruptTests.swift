@@ -19,19 +19,29 @@ import Testing
     }
 
     @Test func keepGoingRunsEverythingThatDoesNotDependOnTheFailure() throws {
+        // `slow` is still running when `broken` fails: it waits at the gate, opened only once
+        // opsrun has reported the failure.
+        let gate = try Gate()
         let project = try TemporaryProject("""
             default: all
             tasks:
               broken: { run: exit 1 }
               after-broken: { deps: [broken], run: touch after-broken }
-              slow: { run: sleep 0.3 }
+              slow: { run: \(gate.wait) }
               independent: { deps: [slow], run: touch independent }
               all: { deps: [after-broken, independent] }
             """)
-        let stopped = try project.run("-j", "2")
+        let stopping = try project.start("-j", "2")
+        stopping.waitForOutput(containing: "✗ broken")
+        gate.release()
+        let stopped = stopping.wait()
         #expect(stopped.status == 1)
+        #expect(stopped.stdout.contains("✓ slow"), "\(stopped.stdout)")
         #expect(!FileManager.default.fileExists(atPath: project.path("independent")))
-        let kept = try project.run("-j", "2", "-k")
+        let keepingGoing = try project.start("-j", "2", "-k")
+        keepingGoing.waitForOutput(containing: "✗ broken")
+        gate.release()
+        let kept = keepingGoing.wait()
         #expect(kept.status == 1)
         #expect(FileManager.default.fileExists(atPath: project.path("independent")))
         #expect(!FileManager.default.fileExists(atPath: project.path("after-broken")))
@@ -57,19 +67,17 @@ import Testing
               all: { deps: [never, plain] }
             """)
         let running = try OpsrunBinary.start(["-j", "2", "--grace", "500ms"], in: project.url)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && !(FileManager.default.fileExists(atPath: project.path("grandchild.pid"))
-            && FileManager.default.fileExists(atPath: project.path("plain.pid")))
-        {
-            usleep(20_000)
+        defer { running.stopIfRunning() }
+        // Both tasks are running (and `stubborn` ignores SIGTERM) once each has written its pid.
+        let pids = try ["grandchild.pid", "plain.pid"].map { file in
+            try #require(ProcessProbe.pid(writtenTo: project.path(file)), "\(file) never written")
         }
-        usleep(50_000)
+        defer { for pid in pids { kill(pid, SIGKILL) } }
         kill(running.pid, signal)
-        let result = try #require(running.wait(seconds: 15), "opsrun did not exit")
+        let result = running.wait()
         #expect(result.status == status)
-        for file in ["grandchild.pid", "plain.pid"] {
-            let pid = try #require(Int32(String(contentsOfFile: project.path(file), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-            #expect(!ProcessProbe.isAlive(pid), "\(file): process \(pid) outlived opsrun")
+        for pid in pids {
+            #expect(!ProcessProbe.isAlive(pid), "process \(pid) outlived opsrun")
         }
         #expect(!FileManager.default.fileExists(atPath: project.path("never-ran")))
         #expect(squeezed(result.stdout).contains("cancelled stubborn interrupted by \(name)\n"))
@@ -77,20 +85,25 @@ import Testing
     }
 
     @Test func secondInterruptKillsAtOnce() throws {
+        // The task's shell survives SIGTERM and says it got it (`terminated`): opsrun has then
+        // taken the first interrupt, and the second is sent. (It writes nothing where opsrun
+        // reads: once its group's leader is gone, a write there would end it with SIGPIPE.)
         let project = try TemporaryProject("""
             tasks:
-              stubborn: sh -c 'trap "" TERM; echo $$ > pid; while true; do sleep 0.05; done'
+              stubborn: sh -c 'exec > /dev/null 2>&1; trap "touch terminated" TERM; echo $$ > pid; while true; do sleep 1; done'
             """)
         let running = try OpsrunBinary.start(["stubborn", "--grace", "30s"], in: project.url)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && !FileManager.default.fileExists(atPath: project.path("pid")) { usleep(20_000) }
-        usleep(50_000)
-        let started = Date()
+        defer { running.stopIfRunning() }
+        let pid = try #require(ProcessProbe.pid(writtenTo: project.path("pid")), "the task never started")
+        defer { kill(pid, SIGKILL) }
         kill(running.pid, SIGINT)
-        usleep(200_000)
+        try #require(waitUntil("the task to get SIGTERM") { FileManager.default.fileExists(atPath: project.path("terminated")) })
+        let second = Date()
         kill(running.pid, SIGINT)
-        let result = try #require(running.wait(seconds: 15), "opsrun did not exit")
+        let result = running.wait()
         #expect(result.status == 130)
-        #expect(Date().timeIntervalSince(started) < 10)
+        // Well before the 30 s grace period would have ended.
+        #expect(Date().timeIntervalSince(second) < 10)
+        #expect(ProcessProbe.isGone(pid), "the task's shell \(pid) outlived opsrun")
     }
 }

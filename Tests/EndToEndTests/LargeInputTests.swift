@@ -9,17 +9,12 @@ import Testing
 /// finishes. Deadlines are generous (a debug build on a busy machine); the code they guard against
 /// took minutes.
 @Suite struct LargeInputTests {
-    /// Runs opsrun and waits at most `seconds`; `nil` (after killing it) when it is still running.
-    func run(_ arguments: [String], in project: TemporaryProject, within seconds: Double) throws -> OpsrunBinary.Result? {
-        let running = try OpsrunBinary.start(arguments, in: project.url)
-        let deadline = Date().addingTimeInterval(seconds)
-        while running.process.isRunning && Date() < deadline { usleep(20_000) }
-        if running.process.isRunning {
-            kill(running.pid, SIGKILL)
-            _ = running.wait()
-            return nil
-        }
-        return running.wait()
+    /// Runs opsrun and waits at most `seconds` (then kills it, and the test fails).
+    func run(
+        _ arguments: [String], in project: TemporaryProject, within seconds: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> OpsrunBinary.Result {
+        try OpsrunBinary.start(arguments, in: project.url).wait(seconds: seconds, sourceLocation: sourceLocation)
     }
 
     @Test func aThousandReferencesToAMisspeltTaskAmongManyAreReportedQuickly() throws {
@@ -30,7 +25,7 @@ import Testing
             yaml += i % 20 == 0 ? "  t\(i): { deps: [complie], run: echo }\n" : "  t\(i): echo\n"
         }
         let project = try TemporaryProject(yaml)
-        let result = try #require(try run(["-l"], in: project, within: 60), "still reporting after 60 s")
+        let result = try run(["-l"], in: project, within: 60)
         #expect(result.status == 2)
         let errors = result.stderr.split(separator: "\n").filter { $0.contains(": error: ") }
         #expect(errors.count == 1_000)
@@ -45,7 +40,7 @@ import Testing
             yaml += i % 100 == 1 ? "  task\(i): { deps: [tsak\(i - 1)], run: echo }\n" : "  task\(i): echo\n"
         }
         let project = try TemporaryProject(yaml)
-        let result = try #require(try run(["-l"], in: project, within: 90), "still reporting after 90 s")
+        let result = try run(["-l"], in: project, within: 90)
         #expect(result.status == 2)
         let errors = result.stderr.split(separator: "\n").filter { $0.contains(": error: ") }
         #expect(errors.count == 1_000)
@@ -81,7 +76,7 @@ import Testing
     @Test func theGraphOfATenThousandDeepChainStaysSmall() throws {
         // It printed 190 MiB: four more columns of indent on every line.
         let project = try TemporaryProject(Self.chain(10_000))
-        let result = try #require(try run(["--graph"], in: project, within: 120), "still drawing after 120 s")
+        let result = try run(["--graph"], in: project, within: 120)
         #expect(result.status == 0)
         #expect(result.stdout.utf8.count < 1_000_000)
         let lines = result.stdout.split(separator: "\n")
@@ -94,7 +89,7 @@ import Testing
     @Test func theGraphOfAHundredThousandDeepChainIsDrawn() throws {
         // It ran out of memory building one string of some 20 GB.
         let project = try TemporaryProject(Self.chain(100_000))
-        let result = try #require(try run(["--graph"], in: project, within: 120), "still drawing after 120 s")
+        let result = try run(["--graph"], in: project, within: 120)
         #expect(result.status == 0)
         #expect(result.stdout.hasSuffix("\n" + String(repeating: " ", count: 64) + "└── [99999] t99999\n"))
     }

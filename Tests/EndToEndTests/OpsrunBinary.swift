@@ -31,33 +31,54 @@ struct OpsrunBinary {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Examples").standardized
 
-    /// Runs `opsrun arguments` in `directory` and waits for it.
+    /// How long a test waits for opsrun to exit, unless it says otherwise: generous, for a debug
+    /// build on a loaded machine.
+    static let defaultDeadlineSeconds = 60.0
+
+    /// Runs `opsrun arguments` in `directory` and waits for it (see `Running.wait`).
     static func run(
-        _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Result {
         let started = try start(arguments, in: directory, environment: environment)
-        return started.wait()
+        return started.wait(sourceLocation: sourceLocation)
     }
 
     /// A started `opsrun`, for tests that signal it while it runs.
     struct Running {
         let process: Process
-        let outURL: URL
-        let errURL: URL
+        /// Where its standard output and error go; nil when the test gave its own.
+        let outURL: URL?
+        let errURL: URL?
 
         var pid: Int32 { process.processIdentifier }
 
-        /// The result once opsrun has exited; nil (and opsrun killed) when it has not within
-        /// `seconds`, so a hang fails the test rather than the suite.
-        func wait(seconds: Double) -> Result? {
+        /// The result once opsrun has exited. When it has not within `seconds`, it and its
+        /// process group get SIGKILL and the test an issue, so a hang fails the test rather than
+        /// the suite.
+        @discardableResult
+        func wait(
+            seconds: Double = OpsrunBinary.defaultDeadlineSeconds,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) -> Result {
             let deadline = Date().addingTimeInterval(seconds)
             while process.isRunning && Date() < deadline { usleep(10_000) }
-            guard !process.isRunning else {
+            if process.isRunning {
+                let group = getpgid(pid)
                 kill(pid, SIGKILL)
-                _ = wait()
-                return nil
+                if group == pid { kill(-group, SIGKILL) }
+                process.waitUntilExit()
+                let result = collect()
+                Issue.record(
+                    """
+                    opsrun did not exit within \(seconds) s; killed. Its output so far:
+                    \(result.stdout.suffix(2000))
+                    \(result.stderr.suffix(2000))
+                    """, sourceLocation: sourceLocation)
+                return result
             }
-            return wait()
+            process.waitUntilExit()
+            return collect()
         }
 
         /// For a test that stops early: SIGTERM, so opsrun stops its tasks, then SIGKILL if it
@@ -65,24 +86,41 @@ struct OpsrunBinary {
         func stopIfRunning() {
             guard process.isRunning else { return }
             kill(pid, SIGTERM)
-            _ = wait(seconds: 10)
+            wait(seconds: 10)
         }
 
-        func wait() -> Result {
-            process.waitUntilExit()
-            let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-            let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
+        /// What opsrun has written to its standard output so far.
+        var outputSoFar: String {
+            outURL.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+        }
+
+        /// Waits until opsrun's standard output contains `text`; false (and an issue) when it
+        /// does not within `seconds`.
+        @discardableResult
+        func waitForOutput(
+            containing text: String, seconds: Double = OpsrunBinary.defaultDeadlineSeconds,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) -> Bool {
+            waitUntil(
+                "opsrun's output to contain \(text.debugDescription)", seconds: seconds,
+                sourceLocation: sourceLocation
+            ) { outputSoFar.contains(text) }
+        }
+
+        private func collect() -> Result {
+            let out = outURL.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+            let err = errURL.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+            for url in [outURL, errURL].compactMap({ $0 }) { try? FileManager.default.removeItem(at: url) }
             return Result(status: process.terminationStatus, stdout: out, stderr: err)
         }
     }
 
     /// Starts `opsrun arguments`, through `launcher` when given (`["/usr/bin/nohup"]`, a shell
-    /// that lowers a limit first: its words come before opsrun's path).
+    /// that lowers a limit first: its words come before opsrun's path); its standard output to
+    /// `standardOutput` when given, else to a file `Running` reads.
     static func start(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:],
-        launcher: [String] = []
+        launcher: [String] = [], standardOutput: FileHandle? = nil
     ) throws -> Running {
         let process = Process()
         let words = launcher + [path] + arguments
@@ -95,11 +133,15 @@ struct OpsrunBinary {
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let tmp = FileManager.default.temporaryDirectory
-        let outURL = tmp.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).out")
+        let outURL = standardOutput == nil ? tmp.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).out") : nil
         let errURL = tmp.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        if let outURL {
+            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: outURL)
+        } else {
+            process.standardOutput = standardOutput
+        }
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
@@ -123,8 +165,15 @@ final class TemporaryProject {
         }
     }
 
-    func run(_ arguments: String..., environment: [String: String] = [:]) throws -> OpsrunBinary.Result {
-        try OpsrunBinary.run(arguments, in: url, environment: environment)
+    func run(
+        _ arguments: String..., environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> OpsrunBinary.Result {
+        try OpsrunBinary.run(arguments, in: url, environment: environment, sourceLocation: sourceLocation)
+    }
+
+    func start(_ arguments: String..., environment: [String: String] = [:]) throws -> OpsrunBinary.Running {
+        try OpsrunBinary.start(arguments, in: url, environment: environment)
     }
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }

@@ -80,7 +80,7 @@ final class OpsrunOnTerminal {
 
     /// Reads what the terminal shows until `text` has appeared; false when it has not within
     /// `seconds`, or the terminal closed first.
-    func read(until text: String, seconds: Double = 15) -> Bool {
+    func read(until text: String, seconds: Double = OpsrunBinary.defaultDeadlineSeconds) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !transcript.contains(text) {
             let remaining = deadline.timeIntervalSinceNow
@@ -97,7 +97,7 @@ final class OpsrunOnTerminal {
 
     /// opsrun's exit status (128 + N when a signal N ended it), reading the terminal meanwhile;
     /// nil when it has not exited within `seconds`.
-    func waitForExit(seconds: Double = 15) -> Int32? {
+    func waitForExit(seconds: Double = OpsrunBinary.defaultDeadlineSeconds) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             var status: Int32 = 0

@@ -27,7 +27,7 @@ enum ProcessProbe {
 
     /// The pid a task wrote to `path`, once the file holds a whole line; nil when it does not
     /// within `seconds`.
-    static func pid(writtenTo path: String, within seconds: Double = 10) -> Int32? {
+    static func pid(writtenTo path: String, within seconds: Double = 60) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n"),
@@ -38,5 +38,28 @@ enum ProcessProbe {
             usleep(10_000)
         }
         return nil
+    }
+
+    /// The state letter of `/proc/PID/stat` (R, S, T stopped, Z zombie...); nil when it is gone.
+    static func state(of pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"), stat.index(close, offsetBy: 2) < stat.endIndex
+        else { return nil }
+        return stat[stat.index(close, offsetBy: 2)]
+    }
+
+    /// The signals the process (its main thread) blocks, bit N-1 for signal N.
+    static func blockedSignals(of pid: Int32) -> UInt64? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") })
+        else { return nil }
+        return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    }
+
+    /// What each open descriptor of the process refers to (`pipe:[...]`, `anon_inode:[pidfd]`...).
+    static func descriptorTargets(of pid: Int32) -> [String] {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)") }
     }
 }

@@ -23,13 +23,16 @@ import Testing
     }
 
     @Test func aFailedRunRecordsWhatFailedWhatItCancelledAndWhy() throws {
+        // `slow` is still running when `compile` fails: it waits at the gate, opened only once
+        // opsrun has reported the failure, then lasts 0.3 s more (the duration checked below).
+        let gate = try Gate()
         let project = try TemporaryProject("""
             default: release
             tasks:
               compile: { run: 'echo compiling; echo "main.c:3: error: expected ;" >&2; exit 2' }
               link: { deps: [compile], run: echo link }
               docs: { deps: [slow], run: echo docs }
-              slow: { run: sleep 0.3 }
+              slow: { run: \(gate.wait); sleep 0.3 }
               release: { deps: [link, docs] }
             """)
         let result = try project.run("-j", "2", "--report", "out/run.json", "--junit", "junit.xml", "--trace", "trace.json")
@@ -40,7 +43,10 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: project.url.path).sorted() == ["Tasksfile.yaml"])
 
         try FileManager.default.createDirectory(atPath: project.path("out"), withIntermediateDirectories: true)
-        let ran = try project.run("-j", "2", "--report", "out/run.json", "--junit", "junit.xml", "--trace", "trace.json")
+        let running = try project.start("-j", "2", "--report", "out/run.json", "--junit", "junit.xml", "--trace", "trace.json")
+        running.waitForOutput(containing: "✗ compile")
+        gate.release()
+        let ran = running.wait()
         #expect(ran.status == 1)
         let report = try json(project.path("out/run.json"))
         #expect(report["exit_code"] as? Int == 1)
@@ -83,12 +89,11 @@ import Testing
     @Test func anInterruptedRunStillWritesItsReport() throws {
         let project = try TemporaryProject("""
             tasks:
-              serve: sh -c 'touch started; sleep 30'
+              serve: sh -c 'echo $$ > started.pid; sleep 30'
             """)
         let running = try OpsrunBinary.start(["--report", "run.json", "--grace", "1s", "serve"], in: project.url)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && !FileManager.default.fileExists(atPath: project.path("started")) { usleep(20_000) }
-        usleep(50_000)
+        defer { running.stopIfRunning() }
+        _ = try #require(ProcessProbe.pid(writtenTo: project.path("started.pid")), "the task never started")
         kill(running.pid, SIGINT)
         let result = running.wait()
         #expect(result.status == 130)

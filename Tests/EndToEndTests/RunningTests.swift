@@ -20,15 +20,11 @@ import Testing
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         close(ends[0])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: OpsrunBinary.path)
-        process.currentDirectoryURL = project.url
-        process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        let running = try OpsrunBinary.start(
+            [], in: project.url, standardOutput: FileHandle(fileDescriptor: ends[1], closeOnDealloc: true))
+        running.wait()
+        #expect(running.process.terminationReason == .exit)
+        #expect(running.process.terminationStatus == 0)
         #expect(FileManager.default.fileExists(atPath: project.path("done")))
     }
 
@@ -57,56 +53,70 @@ import Testing
     }
 
     @Test func jobsBoundIsNeverExceededAndIsReached() throws {
+        // Each task waits at the gate between its start and its end; the gate opens once two
+        // have started, so the bound is reached whatever the machine's load.
+        let gate = try Gate()
         var manifest = "default: all\ntasks:\n"
-        for i in 0..<6 { manifest += "  t\(i): echo start >> log; sleep 0.2; echo end >> log\n" }
+        for i in 0..<6 { manifest += "  t\(i): echo start >> log; \(gate.wait); echo end >> log\n" }
         manifest += "  all: { deps: [t0, t1, t2, t3, t4, t5] }\n"
         let project = try TemporaryProject(manifest)
         // Joined, as make users type it (`-j 2` is used by the other tests).
-        let result = try project.run("-j2")
+        let running = try project.start("-j2")
+        waitUntil("two tasks to start") { Self.lines(project.path("log")).count >= 2 }
+        gate.release(6)
+        let result = running.wait()
         #expect(result.status == 0)
-        let log = try String(contentsOfFile: project.path("log"), encoding: .utf8).split(separator: "\n")
-        var running = 0
+        let log = Self.lines(project.path("log"))
+        var concurrent = 0
         var most = 0
         for line in log {
-            running += line == "start" ? 1 : -1
-            most = max(most, running)
+            concurrent += line == "start" ? 1 : -1
+            most = max(most, concurrent)
         }
         #expect(log.count == 12)
         #expect(most == 2)
     }
 
+    /// The lines of a log the tasks append to; none before it exists.
+    static func lines(_ path: String) -> [Substring] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+    }
+
     @Test func fortyCommandsAtOnceRunUnderASoftLimitOfSixtyFourDescriptors() throws {
         // Each running command takes five descriptors; opsrun raises its soft limit to the hard
-        // one when it runs out, and gives every command the limit it was started with.
+        // one when it runs out, and gives every command the limit it was started with. All 40
+        // run at once: each waits at the gate, opened once all have started.
+        let gate = try Gate()
         var manifest = "default: all\ntasks:\n"
-        for i in 0..<40 { manifest += "  t\(i): sleep 0.3\n" }
+        for i in 0..<40 { manifest += "  t\(i): echo \(i) >> started; \(gate.wait)\n" }
         manifest += "  all: { deps: [\((0..<40).map { "t\($0)" }.joined(separator: ", "))], run: ulimit -n }\n"
         let project = try TemporaryProject(manifest)
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "ulimit -Sn 64 && exec \"$0\" -j 40", OpsrunBinary.path]
-        shell.currentDirectoryURL = project.url
-        shell.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"]
-        let output = Pipe()
-        shell.standardOutput = output
-        shell.standardError = output
-        try shell.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0, "\(text)")
-        #expect(text.contains("41 succeeded"))
-        #expect(text.contains("all | 64"))
+        let running = try OpsrunBinary.start(
+            ["-j", "40"], in: project.url, launcher: ["/bin/sh", "-c", "ulimit -Sn 64 && exec \"$0\" \"$@\""])
+        waitUntil("40 tasks to start") { Self.lines(project.path("started")).count == 40 }
+        gate.release(40)
+        let result = running.wait()
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("41 succeeded"))
+        #expect(result.stdout.contains("all | 64"))
     }
 
     @Test func namedQueueBoundsItsOwnTasks() throws {
+        // Each task waits at the gate between its start and its end, and the gate lets them
+        // through one at a time: a task started alongside another shows as two starts in a row.
+        let gate = try Gate()
         var manifest = "default: all\nqueues:\n  db: { max: 1 }\ntasks:\n"
-        for i in 0..<3 { manifest += "  q\(i): { queue: db, run: echo start >> log; sleep 0.2; echo end >> log }\n" }
+        for i in 0..<3 { manifest += "  q\(i): { queue: db, run: echo start >> log; \(gate.wait); echo end >> log }\n" }
         manifest += "  all: { deps: [q0, q1, q2] }\n"
         let project = try TemporaryProject(manifest)
-        let result = try project.run("-j", "3")
+        let running = try project.start("-j", "3")
+        for started in 1...3 {
+            waitUntil("task \(started) to start") { Self.lines(project.path("log")).filter { $0 == "start" }.count >= started }
+            gate.release()
+        }
+        let result = running.wait()
         #expect(result.status == 0)
-        let log = try String(contentsOfFile: project.path("log"), encoding: .utf8).split(separator: "\n")
-        #expect(log == ["start", "end", "start", "end", "start", "end"])
+        #expect(Self.lines(project.path("log")) == ["start", "end", "start", "end", "start", "end"])
     }
 
     @Test func environmentIsLayeredAsTheSpecSays() throws {

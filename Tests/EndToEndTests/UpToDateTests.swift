@@ -193,17 +193,21 @@ import Testing
                 run: cp out.txt final.txt
               all: { deps: [next] }
             """, files: ["input.txt": "0\n"])
-        var generator = SystemRandomNumberGenerator()
+        // The moments are random, from a seed every failure names.
+        var generator = SeededRandom()
         for round in 1...12 {
             try "\(round)\n".write(toFile: crash.path("input.txt"), atomically: false, encoding: .utf8)
             let running = try OpsrunBinary.start([], in: crash.url)
-            usleep(UInt32.random(in: 0...60_000, using: &generator))
+            let delay = UInt32.random(in: 0...60_000, using: &generator)
+            // The kill's moment, the quantity under test: not a wait for anything.
+            usleep(delay)
             kill(running.pid, SIGKILL)
-            _ = running.wait()
+            running.wait()
             // Whatever the kill interrupted, a clean run must bring everything up to this input.
+            let context: Comment = "round \(round), killed after \(delay) µs; \(SeededRandom.replay)"
             let result = try OpsrunBinary.run([], in: crash.url)
-            #expect(result.status == 0)
-            #expect(try String(contentsOfFile: crash.path("final.txt"), encoding: .utf8) == "\(round)\n", "round \(round)")
+            #expect(result.status == 0, context)
+            #expect(try String(contentsOfFile: crash.path("final.txt"), encoding: .utf8) == "\(round)\n", context)
         }
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 import Testing
 
+@testable import opsrun
+
 /// SPEC §4 and §9 through the real binary: command lines that are refused (exit 2, nothing run),
 /// and how every error is worded. Each is tried through both parsers: the quick one that reads the
 /// common command lines and ArgumentParser (`--output prefixed` sends a line there).
 @Suite struct UsageErrorsTests {
-    static let usage = "Usage: opsrun [<options>] [<task|NAME=VALUE> ...]\n  See 'opsrun --help' for more information.\n"
+    static let usage = "Usage: opsrun [<options>] [<task|NAME=VALUE> ...] [-- <arg> ...]\n  See 'opsrun --help' for more information.\n"
 
     static let viaArgumentParser = ["--output", "prefixed"]
 
@@ -26,6 +28,18 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr == "error: invalid variable '\(argument)': in NAME=VALUE, NAME is letters, digits and '_', not starting with a digit\n" + Self.usage)
         #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+    }
+
+    @Test(arguments: [[], viaArgumentParser])
+    func onlyOneTaskMayBeNamedBeforeTheArguments(extra: [String]) throws {
+        let project = try TemporaryProject("tasks:\n  a: touch ran\n  b: touch ran\n")
+        let result = try OpsrunBinary.run(extra + ["a", "X=1", "b", "--", "-v"], in: project.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == "error: only one task may be named before '--', whose commands get the arguments after it; named: a, b\n" + Self.usage)
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
+        let list = try OpsrunBinary.run(extra + ["--list", "--", "-v"], in: project.url)
+        #expect(list.status == 2)
+        #expect(list.stderr == "error: the arguments after '--' are for a task's commands; --list and --graph run none\n" + Self.usage)
     }
 
     @Test func variablesWithValidNamesStillRun() throws {
@@ -54,6 +68,20 @@ import Testing
         let nowhere = try OpsrunBinary.run(["help"], in: URL(fileURLWithPath: "/"))
         #expect(nowhere.status == 0)
         #expect(nowhere.stdout.hasPrefix("OVERVIEW: "))
+    }
+
+    /// SPEC §9: `--version` prints opsrun's version alone and exits 0, without looking for a
+    /// manifest or running anything.
+    @Test func versionPrintsTheVersionAndRunsNothing() throws {
+        let project = try TemporaryProject("default: hello\ntasks:\n  hello: touch ran\n")
+        for directory in [project.url, URL(fileURLWithPath: "/")] {
+            let result = try OpsrunBinary.run(["--version"], in: directory)
+            #expect(result.status == 0)
+            #expect(result.stdout == OpsrunCommand.configuration.version + "\n")
+            #expect(result.stdout.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(result.stdout)")
+            #expect(result.stderr == "")
+        }
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran")))
     }
 
     @Test func aTaskNamedHelpStillRuns() throws {

@@ -2,8 +2,11 @@
 // the same name (`opsrun -f a.yaml gen`, `opsrun -f b.yaml gen`). Keyed by the bare task name, their
 // records overwrote each other: each run found the other's record, so both ran every time, and one's
 // failure showed in the other's `--explain`. The file name keeps them apart: `b.yaml/gen`, where the
-// `/` can be neither in a file name nor in a task name, so no two keys ever meet. `Tasksfile.yaml`,
-// the manifest opsrun finds by itself, keeps bare names: the state projects already have stays good.
+// `/` can be neither in a file name nor in a task name, so no two keys ever meet. (An instance of
+// an `each` task, `compile[src/a.c]`, may hold a `/`, but only after a `[`, which no task name
+// has: its bare key could meet another manifest's only if that manifest's file name had a `[`.)
+// `Tasksfile.yaml`, the manifest opsrun finds by itself, keeps bare names: the state projects
+// already have stays good.
 
 /// The names a manifest's task records go by in the state it shares with its directory's others.
 public struct StateRecordNames: Sendable, Equatable {

@@ -7,25 +7,34 @@ public enum ListPrinter {
 
     /// The listing, one line per task; empty when there are no tasks.
     ///
-    /// `text`: the name, padded so descriptions line up two spaces after the longest name (only the
-    /// first line of a description; a task without one shows just its name).
-    /// `json`, fields in this order:
+    /// `text`: the name (an `each` task's followed by its count: `compile (12 instances)`), padded
+    /// so descriptions line up two spaces after the longest (only the first line of a
+    /// description; a task without one shows just its name).
+    /// `json`, fields in this order (`instances`: `null` for a task without `each`):
     /// ```
-    /// {"tasks": [{"name": "build", "desc": "Build it" | null, "deps": ["compile"]}]}
+    /// {"tasks": [{"name": "build", "desc": "Build it" | null, "deps": ["compile"], "instances": 12 | null}]}
     /// ```
+    /// `instanceCounts[id]`: how many instances task `id` has, `nil` without `each`; empty when
+    /// no task has `each`.
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a list.
-    public static func render(_ graph: TaskGraph, format: OutputFormat) throws(Diagnostic) -> String {
+    public static func render(
+        _ graph: TaskGraph, instanceCounts: [Int?] = [], format: OutputFormat
+    ) throws(Diagnostic) -> String {
+        let counts = instanceCounts.isEmpty ? Array(repeating: nil, count: graph.count) : instanceCounts
         switch format {
-        case .text: return text(graph)
-        case .json: return json(graph)
+        case .text: return text(graph, counts)
+        case .json: return json(graph, counts)
         case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--list", supported: formats)
         }
     }
 
-    static func text(_ graph: TaskGraph) -> String {
-        let width = graph.names.reduce(0) { max($0, $1.count) }
+    static func text(_ graph: TaskGraph, _ counts: [Int?]) -> String {
+        let shown = graph.names.indices.map { id in
+            counts[id].map { graph.names[id] + " (\($0) instance\($0 == 1 ? "" : "s"))" } ?? graph.names[id]
+        }
+        let width = shown.reduce(0) { max($0, $1.count) }
         var out = ""
-        for (name, task) in zip(graph.names, graph.tasks) {
+        for (name, task) in zip(shown, graph.tasks) {
             let desc = task.description.flatMap { $0.split(separator: "\n").first }
             if let desc, !desc.isEmpty {
                 out += name + String(repeating: " ", count: width - name.count + 2) + desc + "\n"
@@ -36,12 +45,13 @@ public enum ListPrinter {
         return out
     }
 
-    static func json(_ graph: TaskGraph) -> String {
+    static func json(_ graph: TaskGraph, _ counts: [Int?]) -> String {
         let tasks = graph.tasks.indices.map { id in
             OrderedJSON.object([
                 ("name", .string(graph.names[id])),
                 ("desc", .optional(graph.tasks[id].description)),
                 ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),
+                ("instances", counts[id].map { .int($0) } ?? .null),
             ])
         }
         return OrderedJSON.object([("tasks", .array(tasks))]).rendered

@@ -18,7 +18,8 @@ public enum PlanPrinter {
     /// The formats `--dry-run` can print.
     public static let formats: [OutputFormat] = [.text, .json]
 
-    /// The plan in `format`; `upToDate` holds the ids of tasks that would be skipped as up to date.
+    /// The plan in `format`; `upToDate` holds the ids of tasks that would be skipped as up to date,
+    /// `arguments` the arguments after `--` by task id, shown after each of its commands.
     ///
     /// `text`, waves numbered from 1, tasks in the order the queue would pick them:
     /// ```
@@ -30,6 +31,10 @@ public enum PlanPrinter {
     ///     $ cc -MMD -c main.c
     ///     depfile main.d: main.c include/x.h
     ///   all (group)
+    ///   test
+    ///     $ pytest "$@"  # args: -v '-k foo'
+    /// wave 3:
+    ///   compile (2 instances)         (an `each` task, once its instances have finished)
     /// ```
     /// `json`, fields in this order (`depfile` only for a task with one; `inputs` null when none
     /// are recorded):
@@ -38,27 +43,37 @@ public enum PlanPrinter {
     ///              "priority": "normal", "deps": ["fetch"], "upToDate": false,
     ///              "depfile": {"path": "main.d", "inputs": ["main.c", "include/x.h"] | null}}]]}
     /// ```
+    /// and, for the task named before `--` only, `"arguments": ["-v", "-k foo"]` after `commands`.
     /// `depfiles`: by task id, for the tasks that have one.
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a plan.
     public static func render(
         _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = [],
-        depfiles: [Int: PlanDepfile] = [:]
+        arguments: [Int: [String]] = [:], depfiles: [Int: PlanDepfile] = [:]
     ) throws(Diagnostic) -> String {
         switch format {
-        case .text: return text(plan, graph, upToDate, depfiles)
-        case .json: return json(plan, graph, upToDate, depfiles)
+        case .text: return text(plan, graph, upToDate, arguments, depfiles)
+        case .json: return json(plan, graph, upToDate, arguments, depfiles)
         case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--dry-run", supported: formats)
         }
     }
 
-    static func text(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ depfiles: [Int: PlanDepfile]) -> String {
+    static func text(
+        _ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ arguments: [Int: [String]],
+        _ depfiles: [Int: PlanDepfile]
+    ) -> String {
         var out = ""
         for (k, wave) in plan.waves.enumerated() {
             out += "wave \(k + 1):\n"
             for id in wave {
                 let task = graph.tasks[id]
                 var notes: [String] = []
-                if task.isGroup { notes.append("group") }
+                if task.each != nil {
+                    // The task of an `each`'s instances, which finishes when they all have.
+                    let count = graph.prerequisites[id].lazy.filter { graph.tasks[$0].instance != nil }.count
+                    notes.append(count == 0 ? "no instances" : "\(count) instance\(count == 1 ? "" : "s")")
+                } else if task.isGroup {
+                    notes.append("group")
+                }
                 if let queue = task.queue { notes.append("queue \(queue.value)") }
                 if task.priority != .normal { notes.append("priority \(task.priority.name)") }
                 if upToDate.contains(id) { notes.append("up to date") }
@@ -67,7 +82,8 @@ public enum PlanPrinter {
                 for command in task.commands {
                     // A multi-line command (a `|` block) keeps its later lines under the first
                     // one's text; the block's final newline would only add a blank line.
-                    var lines = command.value.split(separator: "\n", omittingEmptySubsequences: false)
+                    let shown = ArgumentsNote.appended(to: command.value, arguments[id] ?? [])
+                    var lines = shown.split(separator: "\n", omittingEmptySubsequences: false)
                     while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
                     out += "    $ " + lines.joined(separator: "\n      ") + "\n"
                 }
@@ -80,7 +96,10 @@ public enum PlanPrinter {
         return out
     }
 
-    static func json(_ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ depfiles: [Int: PlanDepfile]) -> String {
+    static func json(
+        _ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ arguments: [Int: [String]],
+        _ depfiles: [Int: PlanDepfile]
+    ) -> String {
         let waves = plan.waves.map { wave in
             OrderedJSON.array(
                 wave.map { id in
@@ -88,6 +107,9 @@ public enum PlanPrinter {
                     var fields: [(String, OrderedJSON)] = [
                         ("name", .string(graph.names[id])),
                         ("commands", .strings(task.commands.map(\.value))),
+                    ]
+                    if let taskArguments = arguments[id] { fields.append(("arguments", .strings(taskArguments))) }
+                    fields += [
                         ("queue", .optional(task.queue?.value)),
                         ("priority", .string(task.priority.name)),
                         ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),

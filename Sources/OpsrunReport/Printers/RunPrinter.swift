@@ -126,7 +126,8 @@ public final class RunPrinter: RunObserver {
             started(index, attempt: attempt)
         case .commandStarted(let index, let commandIndex):
             if options.verbosity == .verbose {
-                renderer.echo(index, command: specs[index].job.commands[commandIndex])
+                let job = specs[index].job
+                renderer.echo(index, command: ArgumentsNote.appended(to: job.commands[commandIndex], job.arguments))
                 showStatus()
             }
         case .output(let index, let stream, let bytes):

@@ -161,6 +161,39 @@ import Testing
         #expect(run.finish() == nil)
     }
 
+    /// An `each` instance's name holds a `/` (`compile[src/a.c]`): as a record key, bare or behind
+    /// another manifest's file name (`c.yaml/compile[src/a.c]`), it keeps its depfile part, and the
+    /// two manifests' records of one instance stay apart.
+    @Test func instanceNamesWithASlashKeepTheirDepfileInputs() {
+        let project = Project()
+        var spec = project.spec("a")
+        spec.name = "compile[src/a.c]"
+        let manifests = [StateRecordNames.bare, StateRecordNames(manifestPath: project.scratch.absolute("c.yaml"))]
+        func run(_ names: StateRecordNames) -> (verdict: String, inputs: [String]?) {
+            project.scratch.waitUntilFileTimesArePast()
+            let run = IncrementalRun(stateDirectory: project.scratch.absolute(".opsrun"), recordNames: names)
+            let check = run.check(spec)
+            if !check.verdict.isUpToDate {
+                #expect(run.willRun(check) == nil)
+                project.scratch.write("build/a.o", "object")
+                project.scratch.write("build/a.d", "build/a.o: src/a.c include/a.h\n")
+                #expect(run.succeeded(check).isEmpty)
+            }
+            #expect(run.finish() == nil)
+            return ("\(check.verdict)", check.depfileInputs)
+        }
+        for names in manifests {
+            #expect(run(names).verdict == "no record of a previous run")
+        }
+        for names in manifests {
+            #expect(run(names) == ("up to date", ["include/a.h", "src/a.c"]))
+        }
+        project.scratch.write("include/a.h", "// a, edited")
+        for names in manifests {
+            #expect(run(names).verdict == "source include/a.h changed")
+        }
+    }
+
     @Test func aHeaderAPrerequisiteGeneratedJustBeforeIsTrusted() {
         let project = Project()
         let gen = IncrementalTaskSpec(

@@ -26,7 +26,21 @@ import Testing
         ("a prerequisite output's path", { $0.prerequisiteOutputs[0].outputs[0].path = "gen2.h" }),
         ("the prerequisite", { $0.prerequisiteOutputs[0].task = "generate" }),
         ("no prerequisite", { $0.prerequisiteOutputs = [] }),
+        ("arguments after --", { $0.arguments = ["-v"] }),
+        ("two arguments rather than one", { $0.arguments = ["-v", "x"] }),
+        ("one argument rather than two", { $0.arguments = ["-v x"] }),
     ]
+
+    @Test func noArgumentsLeaveTheCommandsDigestAsItWasBeforeArgumentsExisted() {
+        // What `commandsDigest` computed before `arguments` existed, for records made then.
+        var hasher = CanonicalHasher(domain: "opsrun commands v1")
+        hasher.add(Self.base.commands.count)
+        for command in Self.base.commands { hasher.add(command) }
+        #expect(Fingerprint(Self.base).commands == hasher.finalize())
+        var withArguments = Self.base
+        withArguments.arguments = ["-v"]
+        #expect(Fingerprint(withArguments).commands != hasher.finalize())
+    }
 
     @Test func everyInputChangesTheFingerprint() {
         let original = Fingerprint(Self.base)

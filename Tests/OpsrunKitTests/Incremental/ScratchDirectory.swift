@@ -14,6 +14,9 @@ final class ScratchDirectory {
 
     func absolute(_ relative: String) -> String { path + "/" + relative }
 
+    /// The project's `.opsrun` directory and its state file, for the state's tests.
+    var state: (directory: String, file: String) { (absolute(".opsrun"), absolute(".opsrun/state")) }
+
     /// Writes `content` to `relative`, creating its directories.
     func write(_ relative: String, _ content: String) {
         let url = URL(fileURLWithPath: absolute(relative))

@@ -110,8 +110,7 @@ import Testing
 
     @Test func aCorruptSnapshotIsAWarningAndEmptyState() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do {
             let store = StateStore(directory: directory)
             try store.recordSucceeded("a", Self.record("1"))
@@ -201,8 +200,7 @@ import Testing
 
     @Test func closingCompactsALongTailOfEvents() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do {
             let store = StateStore(directory: directory, compactionMinimumBytes: 4096)
             try store.recordSucceeded("a", Self.record("1"))

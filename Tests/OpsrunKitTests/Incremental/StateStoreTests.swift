@@ -74,8 +74,7 @@ import Foundation
     /// never looks up to date — neither with the inputs of that run nor with the older inputs.
     @Test func aTornLastRecordIsDroppedAndNeverMakesATaskLookUpToDate() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do {
             let store = StateStore(directory: directory)
             try store.recordSucceeded("a", Self.record("1"))
@@ -106,8 +105,7 @@ import Foundation
     /// Cut inside a "started" frame: the task had not started yet, so its older record still holds.
     @Test func aTornStartRecordLeavesTheOlderRecord() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do { try StateStore(directory: directory).recordSucceeded("a", Self.record("1")) }
         let before = ScratchDirectory.read(path)
         do {
@@ -123,8 +121,7 @@ import Foundation
 
     @Test func writingAfterATornTailCutsItOff() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do {
             let store = StateStore(directory: directory)
             try store.recordSucceeded("a", Self.record("1"))
@@ -203,8 +200,7 @@ import Foundation
 
     @Test func compactionKeepsOnlyTheLiveRecords() throws {
         let scratch = ScratchDirectory()
-        let directory = scratch.absolute(".opsrun")
-        let path = directory + "/state"
+        let (directory, path) = scratch.state
         do {
             // Under the default minimum: no compaction when this one closes.
             let store = StateStore(directory: directory)

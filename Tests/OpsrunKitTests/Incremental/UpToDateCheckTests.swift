@@ -46,6 +46,8 @@ import Testing
         #expect(verdict(outputs: [OutputState(path: "build/x", digest: .of("edited"))])
             == "output build/x changed since its last run")
         #expect(verdict { $0.commands = ["cc -O3 -c src/a.c -o build/x"] } == "command changed")
+        #expect(verdict { $0.arguments = ["-v"] } == "arguments after -- given")
+        #expect(verdict { $0.arguments = ["-v"]; $0.commands = ["other"] } == "command or arguments after -- changed")
         #expect(verdict { $0.environment = [EnvironmentVariable("CFLAGS", "-O0")] } == "environment changed")
         #expect(verdict { $0.directory = "sub" } == "directory changed")
         #expect(verdict { $0.sources[0].digest = .of("a2") } == "source src/a.c changed")

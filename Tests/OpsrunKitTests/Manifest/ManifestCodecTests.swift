@@ -33,6 +33,13 @@ import Testing
         #expect(build.timeoutMilliseconds == 90_000)
         #expect(build.retries == 2 && build.allowFailure && build.interactive)
         #expect(build.qualityOfService == .background && build.priority == .veryLow)
+        #expect(build.requires.map(\.value) == ["TOKEN", "REGION"])
+        // `each`, `requires` and `depfile` together (each one branch of issue 15, format 4 holds all).
+        #expect(decoded.manifest.tasks[2].depfile?.value == "build/${NAME}.d")
+        let matrix = decoded.manifest.tasks[3]
+        #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
+        #expect(matrix.depfile?.value == "build/${SRC%.c}.d")
+        #expect(ManifestCodec.formatVersion == 4)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -115,5 +122,12 @@ import Testing
             retries: 2
             allow_failure: true
             interactive: true
+            requires: [TOKEN, REGION]
+          matrix:
+            each: { OS: [linux, mac], SRC: "src/*.c" }
+            requires: [OS, TOKEN]
+            outputs: ["build/${SRC%.c}.o"]
+            depfile: build/${SRC%.c}.d
+            run: cc -MMD -MF "build/${SRC%.c}.d" -c "$SRC"
         """
 }

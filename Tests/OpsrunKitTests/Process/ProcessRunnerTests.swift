@@ -137,13 +137,28 @@ import Testing
         }
     }
 
-    @Test func aProcessThatLeftTheGroupAndWritesLaterNeverReachesTheNextJob() {
+    @Test func aProcessThatLeftTheGroupAndWritesLaterNeverReachesTheNextJob() throws {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
         let driver = RunnerDriver()
-        // setsid: a new session and group, so nothing of job 1's group is left when it ends, but
-        // the escaped process keeps its pipes and writes to them after the job is done.
-        let first = driver.runJob(makeJob(1, ["setsid sh -c 'sleep 0.2; echo escaped; echo escaped >&2' & echo one"]))
+        // setsid: a new session and group, so nothing of job 1's group is left when it ends (the
+        // job waits for `escaped.pid`, written once the process has left), but the escaped
+        // process keeps its pipes. It writes to them once job 1 is done (`go`), and says so
+        // (`wrote`) before job 2 starts.
+        let escape = """
+            setsid sh -c 'echo $$ > escaped.pid; until [ -e go ]; do sleep 0.01; done
+            echo escaped; echo escaped >&2; touch wrote' &
+            until [ -s escaped.pid ]; do sleep 0.01; done
+            """
+        let go = directory + "/go"
+        // However the test ends, the escaped process goes on and exits.
+        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
+        let first = driver.runJob(makeJob(1, ["\(escape); echo one"], directory: directory))
         #expect(first.outputText == "one\n")
-        usleep(1_000_000)
+        try #require(FileManager.default.createFile(atPath: go, contents: nil))
+        try #require(
+            waitUntil { FileManager.default.fileExists(atPath: directory + "/wrote") },
+            "the escaped process never wrote")
         let second = driver.runJob(makeJob(2, ["echo two; echo two >&2"]))
         #expect(second.outputText == "two\n")
         #expect(second.errorText == "two\n")
@@ -155,35 +170,28 @@ import Testing
         let writer = "yes 0123456789abcde | head -c \(size)"
         let command = "\(writer) & \(writer) >&2; wait"
         let pattern = Array("0123456789abcde\n".utf8)
-        let runner = ProcessRunner()
-        runner.start(makeJob(1, [command]))
-        runner.start(makeJob(2, [command]))
+        let driver = RunnerDriver()
+        driver.keepsOutput = false
         var counts: [Int: [OutputStreamKind: Int]] = [1: [:], 2: [:]]
         var mismatches = 0
         var largestChunk = 0
-        var results: [Int: JobResult] = [:]
-        while results.count < 2 {
-            for event in runner.waitForEvents() {
-                switch event {
-                case .output(let id, let stream, let bytes):
-                    var offset = counts[id]![stream, default: 0]
-                    for byte in bytes {
-                        if byte != pattern[offset & 15] { mismatches += 1 }
-                        offset += 1
-                    }
-                    counts[id]![stream] = offset
-                    largestChunk = max(largestChunk, bytes.count)
-                case .finished(let id, let result):
-                    results[id] = result
-                default:
-                    break
-                }
+        driver.observe = { event in
+            guard case .output(let id, let stream, let bytes) = event else { return }
+            var offset = counts[id]![stream, default: 0]
+            for byte in bytes {
+                if byte != pattern[offset & 15] { mismatches += 1 }
+                offset += 1
             }
+            counts[id]![stream] = offset
+            largestChunk = max(largestChunk, bytes.count)
         }
+        driver.start(makeJob(1, [command]))
+        driver.start(makeJob(2, [command]))
+        driver.run()
         for id in [1, 2] {
             #expect(counts[id]![.standardOutput] == size)
             #expect(counts[id]![.standardError] == size)
-            #expect(results[id]?.termination == .exited(0))
+            #expect(driver.logs[id]?.result?.termination == .exited(0))
         }
         #expect(mismatches == 0)
         #expect(largestChunk <= 64 * 1024)

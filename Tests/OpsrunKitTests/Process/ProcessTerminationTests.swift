@@ -4,10 +4,10 @@ import Testing
 @testable import OpsrunEngine
 
 @Suite struct ProcessTerminationTests {
-    @Test func timeoutTerminatesTheJobLongBeforeItsSleepEnds() {
+    @Test func timeoutTerminatesTheJobLongBeforeItsSleepEnds() throws {
         let driver = RunnerDriver(graceMilliseconds: 1000)
         let log = driver.runJob(makeJob(["sleep 30"], timeoutMilliseconds: 200))
-        let result = log.result!
+        let result = try #require(log.result)
         #expect(result.timedOut)
         #expect(!result.terminatedByRequest)
         #expect(result.termination == Termination.signaled(SIGTERM))
@@ -16,23 +16,41 @@ import Testing
     }
 
     @Test func aTimedOutJobsSurvivorWritesNothingIntoItsOutputOnceTheShellHasExited() {
-        let driver = RunnerDriver(graceMilliseconds: 3000)
-        // The member ignores SIGTERM and writes after its shell is gone. Its pipes were closed when
-        // the shell exited, as after any leftover, so the write is not the job's output (it gets
-        // EPIPE, and SIGPIPE ends it; otherwise the grace period's SIGKILL would).
-        let survivor = "sh -c 'trap \"\" TERM; sleep 1; echo late; sleep 60; true' &"
-        let log = driver.runJob(makeJob(["\(survivor) echo early; sleep 30"], timeoutMilliseconds: 300))
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let driver = RunnerDriver(graceMilliseconds: 60_000)
+        // The member ignores SIGTERM (the shell prints `early` once it does: the timeout comes
+        // long after) and writes once its shell is gone and the runner has let go of the job's
+        // pipes: when no descriptor of this process is its standard output pipe any more. Should
+        // the runner never let go, it writes after 1,000 rounds (10 s and more, well within the
+        // grace period), its write is read as the job's output, and the test fails. Its write gets
+        // EPIPE instead, SIGPIPE ends it, and with it the group.
+        let survivor = """
+            sh -c 'trap "" TERM; touch trapped; pipe=$(readlink /proc/$$/fd/1); n=0
+            while [ $n -lt 1000 ] && ls -l /proc/$1/fd 2>/dev/null | grep -qF "$pipe"; do n=$((n + 1)); sleep 0.01; done
+            echo late; echo late >&2' sh \(getpid()) &
+            until [ -e trapped ]; do sleep 0.01; done
+            """
+        let log = driver.runJob(
+            makeJob(["\(survivor); echo early; sleep 30"], directory: directory, timeoutMilliseconds: 2000))
         #expect(log.result?.timedOut == true)
         #expect(log.outputText == "early\n")
+        #expect(log.errorText == "")
     }
 
-    @Test func timeoutCoversTheWholeAttemptNotEachCommand() {
+    @Test func timeoutCoversTheWholeAttemptNotEachCommand() throws {
+        // The first command takes 2 s of the 4 s; the second never ends. A timeout per command
+        // would give the second 4 s of its own and end the job 6 s or more after it started; one
+        // per attempt ends it 4 s after (and the test only fails if that timer is 2 s late).
         let driver = RunnerDriver(graceMilliseconds: 1000)
-        let log = driver.runJob(
-            makeJob(["sleep 0.1", "sleep 0.1", "sleep 30"], timeoutMilliseconds: 600))
-        #expect(log.result?.timedOut == true)
-        #expect(log.result?.commandIndex == 2)
-        #expect(log.commandsStarted == [0, 1, 2])
+        let started = MonotonicDeadline.now()
+        let log = driver.runJob(makeJob(["sleep 2", "sleep 30"], timeoutMilliseconds: 4000))
+        let elapsed = MonotonicDeadline.now() - started
+        let result = try #require(log.result)
+        #expect(result.timedOut)
+        #expect(result.commandIndex == 1)
+        #expect(log.commandsStarted == [0, 1])
+        #expect(elapsed < 6_000_000_000, "\(elapsed) ns")
     }
 
     @Test func terminateRightAfterStartReachesACommandStillSettingUp() {
@@ -49,7 +67,7 @@ import Testing
         }
     }
 
-    @Test func terminateAllKillsAGrandchildThatTrapsTerm() {
+    @Test func terminateAllKillsAGrandchildThatTrapsTerm() throws {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         let driver = RunnerDriver(graceMilliseconds: 300)
@@ -60,12 +78,12 @@ import Testing
         driver.run { $0.logs[1]!.outputText.contains("ready") }
         driver.runner.terminateAll(immediately: false)
         driver.run()
-        let result = driver.logs[1]!.result!
+        let result = try #require(driver.logs[1]?.result)
         #expect(result.terminatedByRequest)
         #expect(!result.timedOut)
         #expect(result.termination == .signaled(SIGTERM))
-        let leader = readPid(directory + "/leader")!
-        let grandchildPid = readPid(directory + "/grandchild")!
+        let leader = try #require(readPid(directory + "/leader"))
+        let grandchildPid = try #require(readPid(directory + "/grandchild"))
         // Killed before `.finished` was reported, not merely on its way.
         #expect(!isRunning(grandchildPid))
         #expect(!isRunning(leader))
@@ -84,7 +102,7 @@ import Testing
         #expect(driver.logs[1]?.result?.terminatedByRequest == true)
     }
 
-    @Test func backgroundLeftoverIsTerminatedWhenTheCommandEnds() {
+    @Test func backgroundLeftoverIsTerminatedWhenTheCommandEnds() throws {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         let driver = RunnerDriver(graceMilliseconds: 300)
@@ -93,7 +111,7 @@ import Testing
             makeJob(["sleep 60 & echo $! > leftover; echo done"], directory: directory))
         #expect(log.result?.termination == .exited(0))
         #expect(log.outputText == "done\n")
-        let leftover = readPid(directory + "/leftover")!
+        let leftover = try #require(readPid(directory + "/leftover"))
         #expect(waitUntilGone(leftover))
     }
 
@@ -102,16 +120,24 @@ import Testing
         defer { removeDirectory(directory) }
         let driver = RunnerDriver(graceMilliseconds: 60_000)
         // The leftover ignores SIGTERM and outlives its command; its pipes must not be lent on.
-        let stubborn = "sh -c 'trap \"\" TERM; sleep 0.3; echo late; echo late >&2; sleep 60' &"
-        let first = driver.runJob(makeJob(1, ["\(stubborn) echo one"], directory: directory))
+        // It writes while the second job runs: once that job has made `go`, and the job ends only
+        // after the writes were made (`wrote`; each write in a subshell, which SIGPIPE may end).
+        // The first job ends once the leftover ignores SIGTERM (`trapped`), which it gets then.
+        let stubborn = """
+            sh -c 'trap "" TERM; touch trapped; until [ -e go ]; do sleep 0.01; done
+            (echo late); (echo late >&2); touch wrote; sleep 60' &
+            until [ -e trapped ]; do sleep 0.01; done
+            """
+        let first = driver.runJob(makeJob(1, ["\(stubborn); echo one"], directory: directory))
         #expect(first.outputText == "one\n")
-        let second = driver.runJob(makeJob(2, ["sleep 0.8; echo two"], directory: directory))
+        let second = driver.runJob(
+            makeJob(2, ["touch go; until [ -e wrote ]; do sleep 0.01; done; echo two"], directory: directory))
         #expect(second.outputText == "two\n")
         #expect(second.errorText == "")
         driver.runner.shutdown()
     }
 
-    @Test func shutdownKillsLeftoversThatIgnoreTerm() {
+    @Test func shutdownKillsLeftoversThatIgnoreTerm() throws {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         let driver = RunnerDriver(graceMilliseconds: 60_000)
@@ -119,19 +145,19 @@ import Testing
         let log = driver.runJob(
             makeJob(["\(stubborn) while [ ! -s leftover ]; do sleep 0.01; done"], directory: directory))
         #expect(log.result?.termination == .exited(0))
-        let leftover = readPid(directory + "/leftover")!
+        let leftover = try #require(readPid(directory + "/leftover"))
         #expect(isRunning(leftover))
         driver.runner.shutdown()
         #expect(waitUntilGone(leftover))
     }
 
-    @Test func shutdownKillsRunningJobs() {
+    @Test func shutdownKillsRunningJobs() throws {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         let driver = RunnerDriver()
         driver.start(makeJob(["echo $$ > leader; echo ready; sleep 60"], directory: directory))
         driver.run { $0.logs[1]!.outputText.contains("ready") }
-        let leader = readPid(directory + "/leader")!
+        let leader = try #require(readPid(directory + "/leader"))
         driver.runner.shutdown()
         // shutdown reaps what it spawned: the leader is not even a zombie.
         #expect(kill(leader, 0) == -1 && errno == ESRCH)

@@ -35,26 +35,30 @@ import Testing
                     {
                       "name": "fetch",
                       "desc": "Download the sources",
-                      "deps": []
+                      "deps": [],
+                      "instances": null
                     },
                     {
                       "name": "compile",
                       "desc": null,
                       "deps": [
                         "fetch"
-                      ]
+                      ],
+                      "instances": null
                     },
                     {
                       "name": "docs",
                       "desc": "Build the docs",
                       "deps": [
                         "fetch"
-                      ]
+                      ],
+                      "instances": null
                     },
                     {
                       "name": "lint",
                       "desc": null,
-                      "deps": []
+                      "deps": [],
+                      "instances": null
                     },
                     {
                       "name": "build",
@@ -62,7 +66,8 @@ import Testing
                       "deps": [
                         "compile",
                         "docs"
-                      ]
+                      ],
+                      "instances": null
                     }
                   ]
                 }
@@ -80,7 +85,8 @@ import Testing
                     {
                       "name": "x",
                       "desc": "say \\"hi\\"\\\\\\t\\u0001é",
-                      "deps": []
+                      "deps": [],
+                      "instances": null
                     }
                   ]
                 }

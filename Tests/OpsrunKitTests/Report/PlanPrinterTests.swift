@@ -52,6 +52,29 @@ import Testing
                 """)
     }
 
+    @Test func argumentsAfterTheTerminatorFollowEachCommandOfTheirTask() throws {
+        var b = ManifestBuilder()
+        b.task("prepare", run: ["true"])
+        b.task("test", run: ["pytest \"$@\"", "set -e\necho \"$1\"\n"])
+        let graph = b.graph
+        let plan = Plan(waves: [[0], [1]])
+        let arguments = [1: ["-v", "-k foo", "it's", ""]]
+        #expect(
+            try PlanPrinter.render(plan, of: graph, format: .text, arguments: arguments) == """
+                wave 1:
+                  prepare
+                    $ true
+                wave 2:
+                  test
+                    $ pytest "$@"  # args: -v '-k foo' 'it'\\''s' ''
+                    $ set -e
+                      echo "$1"  # args: -v '-k foo' 'it'\\''s' ''
+
+                """)
+        let json = try PlanPrinter.render(Plan(waves: [[1]]), of: graph, format: .json, arguments: [1: ["-v"]])
+        #expect(json.contains("],\n        \"arguments\": [\n          \"-v\"\n        ],\n        \"queue\": null,"))
+    }
+
     @Test func jsonListsEachWaveOfTasks() throws {
         let compile = graph.index["compile"]!
         #expect(

@@ -1,0 +1,259 @@
+import OpsrunCore
+import OpsrunManifest
+import OpsrunGraph
+import OpsrunIncremental
+// `each` (SPEC §10) in the graph a run works on. A task with `each` becomes two kinds of node:
+//   - one instance per value (per combination, for several variables: the first written varies
+//     slowest), named `compile[src/a.c]` or `test[OS=linux,PY=3.11]`, each the task's commands
+//     with its own variables, needing what the task `deps` names;
+//   - the task itself, `compile`, a group of its instances: `deps: [compile]` and
+//     `opsrun compile` mean every instance, through it. A dependent gets one edge, not one per
+//     instance, so two `each` tasks of 100,000 instances joined by `deps` stay 200,000 edges.
+// A task whose glob matches nothing has no instances: it is a group of the task's own `deps`,
+// and succeeds as a group does.
+//
+// The manifest (and its cache) keeps `each` as written, and cycles are looked for there: a cycle
+// among instances is one among their tasks. Globs are expanded here, once, when the run starts,
+// relative to the task's `dir`, sorted by bytes, with the glob engine of `sources`.
+
+/// The tasks of a run with every `each` task expanded into its instances.
+public struct TaskInstances: Sendable {
+    /// Every task of the manifest, each `each` task followed by its instances: what a run, a plan
+    /// and `--graph` work on. The project's own graph when no task has `each`.
+    public let graph: TaskGraph
+    /// How many instances each task of the manifest has, by its id in the project's graph; `nil`
+    /// for a task without `each`.
+    public let instanceCounts: [Int?]
+    /// The `each` tasks that have no instance, with why (by id in `graph`): for `-v`.
+    public let empty: [(task: Int, reason: String)]
+    /// The manifest's task names, for suggestions (the instances' would drown them).
+    private let declaredNames: [String]
+    private let defaultTasks: [String]
+    private let manifestName: String
+
+    /// At most this many instances for one task: a matrix multiplies, and a mistake must not
+    /// exhaust memory.
+    public static let maximumInstances = 1_000_000
+
+    /// Expands `project`'s `each` tasks, with `${NAME}` in their values and `dir` read from
+    /// `environment`. Throws when instances cannot be told apart by name, or are too many.
+    public init(project: Project, environment: EnvironmentBuilder) throws(ProjectError) {
+        let declared = project.graph
+        declaredNames = declared.names
+        defaultTasks = project.manifest.defaultTasks.map(\.value)
+        manifestName = project.source.displayName
+        guard declared.tasks.contains(where: { $0.each != nil }) else {
+            graph = declared
+            instanceCounts = Array(repeating: nil, count: declared.count)
+            empty = []
+            return
+        }
+        var expansion = Expansion(
+            declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
+        do {
+            try expansion.run()
+        } catch {
+            throw ProjectError(diagnostics: [error], sources: [project.source.displayName: project.text])
+        }
+        graph = TaskGraph(
+            file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
+            prerequisiteLocations: expansion.locations)
+        instanceCounts = expansion.instanceCounts
+        empty = expansion.empty
+        if graph.index.count != graph.count { throw Self.sameNames(in: graph, text: project.text) }
+    }
+
+    /// The error for instances that share a name (values that differ only in how they are split
+    /// between variables: `A: ["x,B=y"]` and `A: [x], B: [y]`, or two list values that `${NAME}`
+    /// made equal).
+    private static func sameNames(in graph: TaskGraph, text: String) -> ProjectError {
+        var seen: Set<String> = []
+        var diagnostics: [Diagnostic] = []
+        for id in graph.tasks.indices where !seen.insert(graph.names[id]).inserted {
+            let task = graph.tasks[id]
+            let owner = task.instance?.task ?? task.name
+            let each = graph.index[owner].flatMap { graph.tasks[$0].each }
+            diagnostics.append(.error(
+                "task '\(owner)' has two instances named '\(graph.names[id])'; give its 'each' values that differ",
+                at: each?.location ?? task.location))
+            if diagnostics.count == 10 { break }
+        }
+        return ProjectError(diagnostics: diagnostics, sources: [graph.file: text])
+    }
+
+    /// The ids (in `graph`) of the tasks a run starts from: those named, or the manifest's
+    /// `default`. A name is a task's (`compile`: every instance) or an instance's
+    /// (`compile[src/a.c]`). Throws a usage diagnostic for an unknown name.
+    public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
+        let names = targets.isEmpty ? defaultTasks : targets
+        if names.isEmpty { throw Project.noTaskNamed(in: manifestName, among: declaredNames) }
+        var diagnostics: [Diagnostic] = []
+        var roots: [Int] = []
+        for name in names {
+            if let id = graph.index[name] {
+                roots.append(id)
+            } else {
+                diagnostics.append(Diagnostic(at: nil, file: nil, unknownTask(name)))
+            }
+        }
+        if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
+        return roots
+    }
+
+    /// `unknown task 'x'` with the nearest name: an instance's among its task's instances.
+    private func unknownTask(_ name: String) -> String {
+        if let bracket = name.firstIndex(of: "["), let task = graph.index[String(name[..<bracket])],
+            graph.tasks[task].each != nil
+        {
+            let instances = graph.prerequisites[task].filter { graph.tasks[$0].instance != nil }.map { graph.names[$0] }
+            let hint = instances.isEmpty
+                ? "; it has no instances" : Suggestion.phrase(for: name, in: instances)
+            return "unknown task '\(name)': no instance of '\(graph.names[task])' has that name\(hint)"
+        }
+        return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.phrase(for: name, in: declaredNames))"
+    }
+}
+
+/// The work of `TaskInstances.init`: the new graph's tasks and edges, made in one pass.
+private struct Expansion {
+    let declared: TaskGraph
+    let directory: String
+    let environment: EnvironmentBuilder
+    /// The manifest's text, to point inside a value whose expansion fails.
+    let text: String?
+    var tasks: [TaskSpec] = []
+    var prerequisites: [[Int]] = []
+    var locations: [[SourceLocation]] = []
+    var instanceCounts: [Int?]
+    var empty: [(task: Int, reason: String)] = []
+
+    init(declared: TaskGraph, directory: String, environment: EnvironmentBuilder, text: String?) {
+        self.declared = declared
+        self.directory = directory
+        self.environment = environment
+        self.text = text
+        instanceCounts = Array(repeating: nil, count: declared.count)
+    }
+
+    mutating func run() throws(Diagnostic) {
+        // First each task's values, so every declared task's new id is known before any edge.
+        var values: [[[String]]?] = []
+        values.reserveCapacity(declared.count)
+        var newID = [Int](repeating: 0, count: declared.count)
+        var next = 0
+        for id in declared.tasks.indices {
+            newID[id] = next
+            next += 1
+            guard let each = declared.tasks[id].each else {
+                values.append(nil)
+                continue
+            }
+            let taskValues = try self.values(of: each, task: declared.tasks[id])
+            let count = taskValues.reduce(1) { $0 * $1.count }
+            instanceCounts[id] = count
+            values.append(taskValues)
+            next += count
+        }
+        tasks.reserveCapacity(next)
+        prerequisites.reserveCapacity(next)
+        locations.reserveCapacity(next)
+        for id in declared.tasks.indices {
+            let task = declared.tasks[id]
+            // The task's own prerequisites, in the new ids; one array shared by all its instances.
+            let needs = declared.prerequisites[id].map { newID[$0] }
+            let places = declared.prerequisiteLocations[id]
+            guard let each = task.each, let taskValues = values[id] else {
+                tasks.append(task)
+                prerequisites.append(needs)
+                locations.append(places)
+                continue
+            }
+            let count = instanceCounts[id] ?? 0
+            tasks.append(group(of: task))
+            if count == 0 {
+                prerequisites.append(needs)
+                locations.append(places)
+                empty.append((newID[id], emptyReason(each, taskValues)))
+                continue
+            }
+            prerequisites.append(Array((newID[id] + 1)...(newID[id] + count)))
+            locations.append(Array(repeating: each.location, count: count))
+            let names = each.names
+            var instance = task
+            instance.each = nil
+            // Counting like an odometer: the last variable fastest.
+            var digits = [Int](repeating: 0, count: names.count)
+            for _ in 0..<count {
+                let chosen = names.indices.map { (name: names[$0], value: taskValues[$0][digits[$0]]) }
+                let made = TaskInstance(task: task.name, values: chosen)
+                instance.name = made.name
+                instance.instance = made
+                tasks.append(instance)
+                prerequisites.append(needs)
+                locations.append(places)
+                var k = digits.count - 1
+                while k >= 0 {
+                    digits[k] += 1
+                    if digits[k] < taskValues[k].count { break }
+                    digits[k] = 0
+                    k -= 1
+                }
+            }
+        }
+    }
+
+    /// The task itself in the new graph: a group of its instances, running nothing.
+    func group(of task: TaskSpec) -> TaskSpec {
+        TaskSpec(
+            name: task.name, location: task.location, description: task.description, deps: task.deps,
+            priority: task.priority, each: task.each)
+    }
+
+    /// Each variable's values, in order: a list's as written, a glob's files sorted by bytes;
+    /// `${...}` expanded with the task's variables, in all the shell's forms; a failed
+    /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`.
+    func values(of each: EachSpec, task: TaskSpec) throws(Diagnostic) -> [[String]] {
+        let variables = environment.taskVariables(forTask: task.name, taskEnvironment: task.environment)
+        func expand(_ value: Located<String>, _ what: @autoclosure () -> String) throws(Diagnostic) -> String {
+            do {
+                return try variables.expand(value.value)
+            } catch {
+                let failure = ExpansionFailure(template: value.value, location: value.location, problem: error)
+                throw RequiredVariables.diagnostic(failure, what: what(), text: text)
+            }
+        }
+        var result: [[String]] = []
+        var total = 1
+        for variable in each.variables {
+            let values: [String]
+            let what = "'\(variable.name)' in 'each' of task '\(task.name)'"
+            switch variable.values {
+            case .list(let list):
+                values = try list.map { (value) throws(Diagnostic) in try expand(value, what) }
+            case .glob(let pattern):
+                let base = try task.directory.map { (dir) throws(Diagnostic) in
+                    FileText.absolute(try expand(dir, "'dir' of task '\(task.name)'"), relativeTo: directory)
+                } ?? directory
+                values = GlobPattern(try expand(pattern, what)).expand(in: base).paths
+            }
+            result.append(values)
+            let (product, overflow) = total.multipliedReportingOverflow(by: values.count)
+            total = overflow ? .max : product
+            if total > TaskInstances.maximumInstances {
+                throw .error(
+                    "task '\(task.name)' would have more than \(TaskInstances.maximumInstances) instances; 'each' allows at most that many",
+                    at: each.location)
+            }
+        }
+        return result
+    }
+
+    /// `'src/**/*.c' matches no file` for the globs that matched nothing.
+    func emptyReason(_ each: EachSpec, _ values: [[String]]) -> String {
+        let patterns = zip(each.variables, values).compactMap { variable, values -> String? in
+            guard values.isEmpty, case .glob(let pattern) = variable.values else { return nil }
+            return "'\(pattern.value)'"
+        }
+        return "\(patterns.joined(separator: " and ")) \(patterns.count == 1 ? "matches" : "match") no file"
+    }
+}

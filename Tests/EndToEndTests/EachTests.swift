@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+/// SPEC §10 `each` through the real binary: one operation per file or value, each named
+/// `TASK[VALUE]` everywhere, up to date on its own; and output directories made before a task runs.
+@Suite struct EachTests {
+    static let manifest = """
+        default: link
+        tasks:
+          compile:
+            desc: Compile each file
+            each: { SRC: "src/**/*.c" }
+            run: echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+            sources: ["${SRC}"]
+            outputs: ["build/${SRC}.o"]
+          test:
+            each: { OS: [linux, mac], PY: ["3.11", "3.12"] }
+            run: echo "$OPSRUN_TASK $OS $PY"
+          none:
+            each: { X: "nothing/*.z" }
+            run: echo never
+          link:
+            deps: [compile]
+            run: echo link >> ran.log && cat build/src/*.o build/src/lib/*.o > build/app
+            outputs: [build/app]
+        """
+
+    let project: TemporaryProject
+
+    init() throws {
+        project = try TemporaryProject(
+            Self.manifest, files: ["src/a.c": "int a;\n", "src/lib/b.c": "int b;\n", "src/lib/c.c": "int c;\n"])
+    }
+
+    /// What ran (in order) since the last call.
+    func ran() -> [String] {
+        let path = project.path("ran.log")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test func eachFileIsOneOperationAndEachIsUpToDateOnItsOwn() throws {
+        let first = try project.run("-j", "1")
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        // build/src/ and build/src/lib/ were made by opsrun: no command makes them.
+        #expect(ran() == ["compile src/a.c", "compile src/lib/b.c", "compile src/lib/c.c", "link"])
+        #expect(first.stdout.contains("✓ compile[src/lib/b.c] "))
+        #expect(try String(contentsOfFile: project.path("build/app"), encoding: .utf8) == "int a;\nint b;\nint c;\n")
+        #expect(first.stdout.hasSuffix("5 succeeded\n"))
+
+        let again = try project.run()
+        #expect(again.status == 0)
+        #expect(ran() == [])
+        #expect(again.stdout == "0 succeeded, 5 up to date\n")
+
+        try "int b = 2;\n".write(toFile: project.path("src/lib/b.c"), atomically: false, encoding: .utf8)
+        let edited = try project.run("--explain")
+        #expect(ran() == ["compile src/lib/b.c", "link"])
+        #expect(edited.stdout.contains("compile[src/lib/b.c] runs: source src/lib/b.c changed"))
+    }
+
+    @Test func instancesAreNamedInThePlanTheGraphAndTheList() throws {
+        let plan = try project.run("-n", "-j", "8", "link", "test")
+        #expect(plan.status == 0)
+        #expect(plan.stdout == """
+            wave 1:
+              compile[src/a.c]
+                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+              compile[src/lib/b.c]
+                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+              compile[src/lib/c.c]
+                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+              test[OS=linux,PY=3.11]
+                $ echo "$OPSRUN_TASK $OS $PY"
+              test[OS=linux,PY=3.12]
+                $ echo "$OPSRUN_TASK $OS $PY"
+              test[OS=mac,PY=3.11]
+                $ echo "$OPSRUN_TASK $OS $PY"
+              test[OS=mac,PY=3.12]
+                $ echo "$OPSRUN_TASK $OS $PY"
+            wave 2:
+              compile (3 instances)
+              test (4 instances)
+              link
+                $ echo link >> ran.log && cat build/src/*.o build/src/lib/*.o > build/app
+
+            """)
+        let graph = try project.run("--graph", "link")
+        #expect(graph.stdout == """
+            link
+            └── compile
+                ├── compile[src/a.c]
+                ├── compile[src/lib/b.c]
+                └── compile[src/lib/c.c]
+
+            """)
+        let list = try project.run("--list")
+        #expect(list.stdout == """
+            compile (3 instances)  Compile each file
+            test (4 instances)
+            none (0 instances)
+            link
+
+            """)
+        let json = try project.run("--list", "--format", "json")
+        #expect(json.stdout.contains("\"name\": \"compile\",\n      \"desc\": \"Compile each file\",\n      \"deps\": [],\n      \"instances\": 3"))
+        #expect(json.stdout.contains("\"name\": \"link\",\n      \"desc\": null,\n      \"deps\": [\n        \"compile\"\n      ],\n      \"instances\": null"))
+        let planJSON = try project.run("-n", "--format", "json", "test")
+        #expect(planJSON.stdout.contains("\"name\": \"test[OS=mac,PY=3.11]\""))
+    }
+
+    @Test func anInstanceCanBeNamedOnTheCommandLine() throws {
+        let one = try project.run("test[OS=mac,PY=3.12]", "compile[src/a.c]")
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.contains("test[OS=mac,PY=3.12] | test[OS=mac,PY=3.12] mac 3.12\n"))
+        #expect(ran() == ["compile src/a.c"])
+        #expect(one.stdout.hasSuffix("2 succeeded\n"))
+
+        let unknown = try project.run("compile[src/x.c]")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "error: unknown task 'compile[src/x.c]': no instance of 'compile' has that name; did you mean 'compile[src/a.c]'?\n")
+    }
+
+    @Test func aGlobThatMatchesNothingSucceedsAndVerboseSaysSo() throws {
+        let quiet = try project.run("none")
+        #expect(quiet.status == 0)
+        #expect(quiet.stdout == "1 succeeded\n")
+        let verbose = try project.run("-v", "none")
+        #expect(verbose.status == 0)
+        #expect(verbose.stdout == "none: no instances: 'nothing/*.z' matches no file\n1 succeeded\n")
+    }
+
+    @Test func reportsNameEveryInstance() throws {
+        let run = try project.run("--report", "-", "test")
+        #expect(run.status == 0)
+        for name in ["test", "test[OS=linux,PY=3.11]", "test[OS=linux,PY=3.12]", "test[OS=mac,PY=3.11]", "test[OS=mac,PY=3.12]"] {
+            #expect(run.stdout.contains("\"name\": \"\(name)\""), "\(name)")
+        }
+        let junit = try project.run("--junit", "-", "test")
+        #expect(junit.stdout.contains("name=\"test[OS=mac,PY=3.12]\""))
+    }
+
+    @Test func manifestErrorsInEachHaveTheirPlace() throws {
+        let bad = try TemporaryProject("""
+            tasks:
+              t:
+                each: { PY: [] }
+                run: echo
+            """)
+        let run = try bad.run()
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("Tasksfile.yaml:3:17: error: 'PY' in 'each' of task 't' is an empty list; give at least one value\n"))
+    }
+}
+
+/// Output directories (SPEC §10): before any task runs, opsrun makes the parents of its declared
+/// outputs, as ninja does; one it cannot make fails the task, saying why.
+@Suite struct OutputDirectoryEndToEndTests {
+    @Test func parentsOfDeclaredOutputsAreMadeForEveryTask() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              gen:
+                run: echo made > out/deep/gen.txt
+                outputs: [out/deep/gen.txt, "logs/*.log"]
+            """)
+        let run = try project.run("gen")
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(try String(contentsOfFile: project.path("out/deep/gen.txt"), encoding: .utf8) == "made\n")
+        // A glob names no directory to make.
+        #expect(!FileManager.default.fileExists(atPath: project.path("logs")))
+    }
+
+    @Test func aDirectoryThatCannotBeMadeFailsTheTask() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              gen:
+                run: echo never > blocked/gen.txt
+                outputs: [blocked/gen.txt]
+              after:
+                deps: [gen]
+                run: echo after
+            """, files: ["blocked": "a file, not a directory\n"])
+        let run = try project.run("after")
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("✗ gen could not start: cannot create output directory 'blocked': a file is in the way\n"))
+        #expect(run.stdout.contains("cancelled  after     prerequisite 'gen' failed\n"))
+    }
+}
