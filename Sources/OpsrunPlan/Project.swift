@@ -83,17 +83,27 @@ public struct Project: Sendable {
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
         let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
         if names.isEmpty { throw Self.noTaskNamed(in: source.displayName, among: graph.names) }
+        return try Self.ids(of: names, in: graph.index) { name in
+            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names))"
+        }
+    }
+
+    /// The id of each name in `index`, or every unknown one as a usage diagnostic worded by
+    /// `unknown`.
+    static func ids(
+        of names: [String], in index: [String: Int], unknown: (String) -> String
+    ) throws(ProjectError) -> [Int] {
         var diagnostics: [Diagnostic] = []
-        var roots: [Int] = []
+        var ids: [Int] = []
         for name in names {
-            if let id = graph.index[name] {
-                roots.append(id)
+            if let id = index[name] {
+                ids.append(id)
             } else {
-                diagnostics.append(Diagnostic(at: nil, file: nil, "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names))"))
+                diagnostics.append(Diagnostic(at: nil, file: nil, unknown(name)))
             }
         }
         if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
-        return roots
+        return ids
     }
 
     /// The usage error when no task is named and the manifest has no `default`.

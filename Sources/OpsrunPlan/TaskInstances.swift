@@ -87,17 +87,7 @@ public struct TaskInstances: Sendable {
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
         let names = targets.isEmpty ? defaultTasks : targets
         if names.isEmpty { throw Project.noTaskNamed(in: manifestName, among: declaredNames) }
-        var diagnostics: [Diagnostic] = []
-        var roots: [Int] = []
-        for name in names {
-            if let id = graph.index[name] {
-                roots.append(id)
-            } else {
-                diagnostics.append(Diagnostic(at: nil, file: nil, unknownTask(name)))
-            }
-        }
-        if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
-        return roots
+        return try Project.ids(of: names, in: graph.index, unknown: unknownTask)
     }
 
     /// `unknown task 'x'` with the nearest name: an instance's among its task's instances.
