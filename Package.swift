@@ -17,6 +17,8 @@ let package = Package(
     targets: [
         // libyaml, found through pkg-config; only OpsrunManifest/YAMLDocument.swift touches its C types.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // Which file the dynamic loader loaded libyaml from (the manifest cache keys on it).
+        .target(name: "CLoader"),
         // Static inline wrappers for system calls Swift cannot call directly; only OpsrunProcess imports it.
         .target(name: "CProcessShims"),
         // Locations, diagnostics, bytes, files, the clock: what every layer speaks.
@@ -26,7 +28,7 @@ let package = Package(
         // Tasksfile.yaml → Manifest (plain values with source locations), and its cache.
         .target(
             name: "OpsrunManifest",
-            dependencies: ["OpsrunCore", "OpsrunEngine", "CYAML", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["OpsrunCore", "OpsrunEngine", "CYAML", "CLoader", .product(name: "Crypto", package: "swift-crypto")]),
         // Task ids, edges, cycles, a run's closure.
         .target(name: "OpsrunGraph", dependencies: ["OpsrunCore", "OpsrunManifest"]),
         // The only code that spawns: process groups, pipes, reaping, signals; the engine's runner.

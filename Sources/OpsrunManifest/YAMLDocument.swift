@@ -1,3 +1,4 @@
+import CLoader
 import CYAML
 import OpsrunCore
 
@@ -28,7 +29,8 @@ public enum YAMLDocument {
     /// (`dladdr` on one of libyaml's functions), which names a shared library by an absolute path;
     /// reading /proc/self/maps instead took 5 % of a one-task run.
     public static var libraryFile: String {
-        cyaml_library_file().map { String(cString: $0) } ?? "/proc/self/exe"
+        let function: @convention(c) (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Void = yaml_get_version
+        return cloader_file_of(unsafeBitCast(function, to: UnsafeRawPointer.self)).map { String(cString: $0) } ?? "/proc/self/exe"
     }
 }
 
