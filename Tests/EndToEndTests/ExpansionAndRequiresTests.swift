@@ -11,7 +11,7 @@ import Testing
               OBJ: "build/${SRC%.c}.o"
               NAME: "${SRC##*/}"
               MODE: "${MODE:-release}"
-              TAG: "${CI:+ci-}${MODE}"
+              TAG: "${OPSRUN_TEST_CI:+ci-}${MODE}"
             tasks:
               compile:
                 dir: "${WORK:-.}"
@@ -26,7 +26,7 @@ import Testing
         // The output's name came from the expansion: the second run finds it and skips the task.
         let again = try project.run("compile", "--explain")
         #expect(again.stdout == "0 succeeded, 1 up to date\n")
-        #expect(try project.run("compile", "MODE=debug", "CI=1").status == 0)
+        #expect(try project.run("compile", "MODE=debug", "OPSRUN_TEST_CI=1").status == 0)
         #expect(try String(contentsOfFile: project.path("build/src/lib/a.o"), encoding: .utf8) == "a.c debug ci-debug\n")
     }
 
