@@ -19,6 +19,10 @@ struct ShellPattern {
     }
 
     private let tokens: [Token]
+    /// The pattern's bytes when it has no wildcard (`.c`, `src/`: nearly every pattern in a
+    /// manifest): removing it is a comparison of bytes. In a 300-file `each` no-op the general
+    /// walk cost 11 % of opsrun's instructions (callgrind).
+    private let literal: [UInt8]?
 
     init(_ pattern: String) {
         let scalars = Array(pattern.unicodeScalars)
@@ -51,6 +55,15 @@ struct ShellPattern {
             }
         }
         self.tokens = tokens
+        var literal: [UInt8] = []
+        for token in tokens {
+            guard case .literal(let scalar) = token else {
+                self.literal = nil
+                return
+            }
+            literal += String(scalar).utf8
+        }
+        self.literal = literal
     }
 
     /// The set that starts at `scalars[start]` (a `[`) and the index after its `]`; nil when no
@@ -175,10 +188,13 @@ struct ShellPattern {
     /// `${NAME#pattern}` (shortest) and `${NAME##pattern}` (longest): `value` without the prefix
     /// the pattern matches; all of it when none does.
     func removingPrefix(of value: String, longest: Bool) -> String {
-        let scalars = Array(value.unicodeScalars)
-        let lengths = longest ? Array((0...scalars.count).reversed()) : Array(0...scalars.count)
-        for length in lengths where matches(scalars[..<length]) {
-            return String(String.UnicodeScalarView(scalars[length...]))
+        if let literal {
+            return value.utf8.starts(with: literal) ? String(decoding: value.utf8.dropFirst(literal.count), as: UTF8.self) : value
+        }
+        let (scalars, offsets) = Self.scalarsAndOffsets(value)
+        for i in 0...scalars.count {
+            let length = longest ? scalars.count - i : i
+            if matches(scalars[..<length]) { return String(decoding: value.utf8.dropFirst(offsets[length]), as: UTF8.self) }
         }
         return value
     }
@@ -186,11 +202,30 @@ struct ShellPattern {
     /// `${NAME%pattern}` (shortest) and `${NAME%%pattern}` (longest): `value` without the suffix
     /// the pattern matches; all of it when none does.
     func removingSuffix(of value: String, longest: Bool) -> String {
-        let scalars = Array(value.unicodeScalars)
-        let starts = longest ? Array(0...scalars.count) : Array((0...scalars.count).reversed())
-        for start in starts where matches(scalars[start...]) {
-            return String(String.UnicodeScalarView(scalars[..<start]))
+        if let literal {
+            return value.utf8.reversed().starts(with: literal.reversed())
+                ? String(decoding: value.utf8.dropLast(literal.count), as: UTF8.self) : value
+        }
+        let (scalars, offsets) = Self.scalarsAndOffsets(value)
+        for i in 0...scalars.count {
+            let start = longest ? i : scalars.count - i
+            if matches(scalars[start...]) { return String(decoding: value.utf8.prefix(offsets[start]), as: UTF8.self) }
         }
         return value
+    }
+
+    /// The value's scalars, and the UTF-8 offset of each (and of the end), so that what is kept
+    /// is cut from the bytes rather than rebuilt scalar by scalar.
+    private static func scalarsAndOffsets(_ value: String) -> ([Unicode.Scalar], [Int]) {
+        var scalars: [Unicode.Scalar] = []
+        var offsets: [Int] = []
+        var offset = 0
+        for scalar in value.unicodeScalars {
+            scalars.append(scalar)
+            offsets.append(offset)
+            offset += UTF8.width(scalar)
+        }
+        offsets.append(offset)
+        return (scalars, offsets)
     }
 }

@@ -95,6 +95,21 @@ import Testing
         #expect(expand("${EMPTY%x}") == "")
     }
 
+    /// A pattern without wildcards is compared byte for byte (the fast way); it must remove what the
+    /// general matcher removes: whole scalars, once, at the right end only.
+    @Test func patternsWithoutWildcardsRemoveExactlyThemselves() {
+        #expect(expand("${DOTS%.d}") == "a.b.c")
+        #expect(expand("${DOTS%%.d}") == "a.b.c")
+        #expect(expand("${DOTS#a.}") == "b.c.d")
+        #expect(expand("${DOTS%.c}") == "a.b.c.d")
+        #expect(expand("${U%é.c}") == "caf")
+        #expect(expand("${U%e\u{301}.c}") == "café.c")
+        #expect(expand("${STAR%\\*}") == "a")
+        #expect(expand("${SRC%src/lib/a.c}") == "")
+        #expect(expand("${SRC#src/lib/a.c/}") == "src/lib/a.c")
+        #expect(expand("${SRC%}") == "src/lib/a.c")
+    }
+
     @Test func patternsHaveQuestionMarksSetsRangesClassesAndEscapes() {
         #expect(expand("${SRC%?}") == "src/lib/a.")
         #expect(expand("${SRC%.[ch]}") == "src/lib/a")
