@@ -101,7 +101,8 @@ public struct OperationBuilder {
                 if let instance = task.instance { names.formUnion(instance.values.map(\.name)) }
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
-            let directory = task.directory.map { expand($0.value) }
+            // An included manifest's task works in its own directory (SPEC §10).
+            let directory = task.workingDirectory(expandedDir: task.directory.map { expand($0.value) })
             specs.append(IncrementalTaskSpec(
                 name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
                 environment: definition,
@@ -128,11 +129,13 @@ public struct OperationBuilder {
         return result
     }
 
-    /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
+    /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory (an
+    /// included manifest's task's, to its own: `TaskSpec.workingDirectory(expandedDir:)`).
     func workingDirectory(of task: TaskSpec, _ templates: inout TemplateVariables) -> String {
         let base = manifest.directory
-        guard let dir = task.directory else { return base }
-        return FileText.absolute(templates.variables(of: task, environment).expandChecked(dir.value), relativeTo: base)
+        guard task.directory != nil || task.baseDirectory != nil else { return base }
+        let dir = task.directory.map { templates.variables(of: task, environment).expandChecked($0.value) }
+        return FileText.absolute(task.workingDirectory(expandedDir: dir) ?? ".", relativeTo: base)
     }
 }
 
