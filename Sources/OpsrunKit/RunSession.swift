@@ -121,7 +121,7 @@ public struct RunSession {
         }
         return try PlanPrinter.render(
             plan, of: instances.graph, format: format, upToDate: upToDate, arguments: operationBuilder.arguments,
-            depfiles: depfiles)
+            depfiles: depfiles, shownCommands: { [operationBuilder] in operationBuilder.shownCommands(of: $0) })
     }
 
     /// Each operation's expected cost, from the durations recorded: asked by the engine only when

@@ -114,6 +114,24 @@ public struct OperationBuilder {
         return specs
     }
 
+    /// The commands of task `id` as `-n` and `-v` show them: the variables opsrun sets
+    /// substituted (`ShownCommand`), the arguments after `--` not included.
+    public func shownCommands(of id: Int) -> [String] {
+        let task = graph.tasks[id]
+        guard task.commands.contains(where: { $0.value.utf8.contains(UInt8(ascii: "$")) }) else {
+            return task.commands.map(\.value)
+        }
+        var templates = TemplateVariables()
+        let values = templates.variables(of: task, environment)
+        let own = Set(task.environment.map(\.name) + (task.instance?.values.map(\.name) ?? []))
+        let defined = environment.definedNames
+        return task.commands.map { command in
+            ShownCommand.substitute(command.value) { name in
+                name == "OPSRUN_TASK" || own.contains(name) || defined.contains(name) ? values[name] : nil
+            }
+        }
+    }
+
     /// `definition` (sorted by name) with an instance's variables in their places.
     static func adding(_ instance: TaskInstance, to definition: [EnvironmentVariable]) -> [EnvironmentVariable] {
         var result = definition

@@ -67,6 +67,26 @@ import Testing
             "web/Tasksfile.yaml:13:12: error: task 'build' depends on ':codegen', but web/Tasksfile.yaml has no task 'codegen'"))
     }
 
+    /// Issue 15: `-n` and `-v` show the commands with the variables opsrun sets substituted, as
+    /// `make -n` does; the JSON plan keeps them as written, and the shell runs them as written.
+    @Test func cProgramPlanAndVerboseShowSubstitutedCommands() throws {
+        let copy = try copy("c-program")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let plan = try OpsrunBinary.run(["-n"], in: copy)
+        #expect(plan.stdout.contains(
+            "    $ cc -O2 -Wall -Wextra -Iinclude -MMD -MF \"build/src/main.d\" -c \"src/main.c\" -o \"build/src/main.o\"\n"),
+            "\(plan.stdout)")
+        #expect(plan.stdout.contains("    $ cc -o build/hello build/src/*.o\n"))
+        let overridden = try OpsrunBinary.run(["-n", "compile[src/greet.c]", "CFLAGS=-O0"], in: copy)
+        #expect(overridden.stdout.contains("    $ cc -O0 -MMD -MF \"build/src/greet.d\" -c \"src/greet.c\""))
+        let json = try OpsrunBinary.run(["-n", "--format", "json", "compile[src/greet.c]"], in: copy)
+        #expect(json.stdout.contains("\"$CC $CFLAGS -MMD -MF \\\"build/${SRC%.c}.d\\\""))
+
+        let verbose = try OpsrunBinary.run(["-v", "-j", "1", "link"], in: copy)
+        #expect(verbose.status == 0, "\(verbose.stdout)\(verbose.stderr)")
+        #expect(verbose.stdout.contains("cc -O2 -Wall -Wextra -Iinclude -MMD -MF \"build/src/mathx.d\" -c \"src/mathx.c\""), "\(verbose.stdout)")
+    }
+
     /// Issue 15: a real C program, one compile per `src/*.c` (cc is on every machine the tests
     /// run on), linked and run; then an edit recompiles that one file only, and an edited header
     /// the files whose depfiles list it.
