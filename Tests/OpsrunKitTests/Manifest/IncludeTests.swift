@@ -116,6 +116,24 @@ import Testing
         ])
     }
 
+    @Test func aDependencyCycleAcrossFilesGivesEachEdgesFileLineAndColumn() {
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: { deps: [web:b], run: echo }\n")
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [':a'], run: echo }\n")
+        defer { Project.finishBackgroundWork() }
+        do {
+            _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
+            Issue.record("a cycle must not load")
+        } catch {
+            #expect(error.diagnostics.map { ([$0.description] + $0.notes).joined(separator: "\n") } == [
+                """
+                Tasksfile.yaml: error: dependency cycle: a -> web:b -> a
+                  Tasksfile.yaml:3:15: 'a' depends on 'web:b'
+                  web/Tasksfile.yaml:2:15: 'web:b' depends on 'a'
+                """
+            ])
+        }
+    }
+
     @Test func aSubProjectRunAloneKeepsItsRootReferencesForTheRunToRefuse() throws {
         writeMonorepo()
         let alone = try load("web/Tasksfile.yaml")
