@@ -39,6 +39,8 @@ struct IncludeEntry {
             let what = "include '\(namespace)'"
             var path: Located<String>?
             var optional = false
+            // An entry with a bad field is not read: whether it may be missing is not known.
+            var malformed = false
             switch entry.value.content {
             case .scalar(let text, _) where !entry.value.isNull:
                 path = Located(text, at: entry.value.location)
@@ -50,9 +52,13 @@ struct IncludeEntry {
                             path = Located(text, at: field.value.location)
                         }
                     case "optional":
-                        guard let text = checker.scalar(field.value, "'optional' of \(what)", must: "true or false") else { continue }
+                        guard let text = checker.scalar(field.value, "'optional' of \(what)", must: "true or false") else {
+                            malformed = true
+                            continue
+                        }
                         guard text == "true" || text == "false" else {
                             checker.error("'optional' of \(what) must be true or false, not '\(text)'", at: field.value.location)
+                            malformed = true
                             continue
                         }
                         optional = text == "true"
@@ -70,7 +76,7 @@ struct IncludeEntry {
                     "\(what) must be a path or a mapping like { path: web, optional: true }, not \(entry.value.kindDescription)",
                     at: entry.value.location)
             }
-            guard let path else { continue }
+            guard let path, !malformed else { continue }
             if ManifestChecker.isBlank(path.value) {
                 checker.error("the path of \(what) is empty", at: path.location)
                 continue

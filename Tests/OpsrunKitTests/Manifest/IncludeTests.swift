@@ -104,6 +104,27 @@ import Testing
         #expect((try? load())?.rootReferences.map(\.reference.value) == [":codegn"])
     }
 
+    @Test func badIncludeEntriesAreAllReportedWithTheirPlaces() {
+        scratch.write("Tasksfile.yaml", """
+            includes:
+              a:b: web
+              web: { taskfile: web }
+              api: { path: api, optional: yes }
+              docs: [docs]
+            tasks:
+              t: echo
+            """)
+        #expect(errors() == [
+            "Tasksfile.yaml:2:3: error: invalid namespace 'a:b': ':' separates a namespace from a task name; nest includes instead",
+            "Tasksfile.yaml:3:3: error: include 'web' needs 'path': a directory with a Tasksfile.yaml, or a manifest file",
+            "Tasksfile.yaml:3:10: error: unknown key 'taskfile' in include 'web'; did you mean 'path'?",
+            "Tasksfile.yaml:4:31: error: 'optional' of include 'api' must be true or false, not 'yes'",
+            "Tasksfile.yaml:5:9: error: include 'docs' must be a path or a mapping like { path: web, optional: true }, not a list",
+        ])
+        scratch.write("Tasksfile.yaml", "include: { web: web }\ntasks:\n  t: echo\n")
+        #expect(errors() == ["Tasksfile.yaml:1:1: error: unknown top-level key 'include'; did you mean 'includes'?"])
+    }
+
     @Test func anIncludeCycleIsAnErrorWithThePlaceOfEachEntry() {
         scratch.write("Tasksfile.yaml", "includes:\n  web: web\ntasks:\n  a: echo\n")
         scratch.write("web/Tasksfile.yaml", "includes:\n  back: ..\ntasks:\n  b: echo\n")
