@@ -74,7 +74,8 @@ struct IncludeLoader {
         for id in loader.result.tasks.indices {
             loader.noteOutsideNames(of: loader.result.tasks[id], id: id, prefix: "", namespaces: namespaces)
         }
-        for name in loader.result.defaultTasks where TaskSpecReader.isOutsideReference(name.value, includeNamespaces: namespaces) {
+        for name in loader.result.defaultTasks
+        where TaskSpecReader.isOutsideReference(name.value, includeNamespaces: namespaces) || namespaces.contains(name.value) {
             loader.pending.append(PendingName(place: .defaultTask, written: name, prefix: "", owner: ""))
         }
         loader.include(root.includes, of: context)
@@ -204,7 +205,8 @@ struct IncludeLoader {
             name: String(prefix.dropLast()), file: context.display, directory: base ?? ".",
             defaultTasks: file.manifest.defaultTasks.map { Self.fullName($0.value, prefix: prefix) },
             location: entry.location))
-        for name in file.manifest.defaultTasks where TaskSpecReader.isOutsideReference(name.value, includeNamespaces: namespaces) {
+        for name in file.manifest.defaultTasks
+        where TaskSpecReader.isOutsideReference(name.value, includeNamespaces: namespaces) || namespaces.contains(name.value) {
             pending.append(PendingName(place: .defaultTask, written: name, prefix: prefix, owner: ""))
         }
         result.tasks.reserveCapacity(result.tasks.count + file.manifest.tasks.count)
@@ -280,7 +282,7 @@ struct IncludeLoader {
                         at: name.written.location))
                 }
             case .defaultTask:
-                if index[full] == nil {
+                if index[full] == nil, !result.namespaces.contains(where: { $0.name == full }) {
                     diagnostics.append(.error(
                         "unknown task '\(name.written.value)' in 'default'\(suggestion(for: name, among: result.tasks.map(\.name)))",
                         at: name.written.location))

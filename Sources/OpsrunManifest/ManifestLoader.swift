@@ -180,7 +180,10 @@ public enum ManifestLoader {
         if let taskNames {
             // The reader's set: building another one would hash every task name again.
             for name in names where !taskNames.set.contains(name.value) {
-                if TaskSpecReader.isOutsideReference(name.value, includeNamespaces: includeNamespaces) {
+                // `default: web` runs the included web's default, as `opsrun web` does.
+                if TaskSpecReader.isOutsideReference(name.value, includeNamespaces: includeNamespaces)
+                    || includeNamespaces.contains(name.value)
+                {
                     checker.sawOutsideReference = true
                     continue
                 }

@@ -120,20 +120,32 @@ public struct Project: Sendable {
         for name in names {
             if let id = index[name] {
                 ids.append(id)
-            } else if let namespace = namespaces.first(where: { $0.name == name }) {
-                if namespace.defaultTasks.isEmpty {
-                    let some = index.keys.filter { $0.hasPrefix(name + ":") }.sorted().prefix(10)
-                    diagnostics.append(Diagnostic(
-                        at: nil, file: nil,
-                        "'\(name)' is an included manifest (\(namespace.file)) with no 'default'; name one of its tasks: \(some.joined(separator: ", "))"))
-                }
-                ids += namespace.defaultTasks.compactMap { index[$0] }
+            } else if namespaces.contains(where: { $0.name == name }) {
+                ids += defaults(ofNamespace: name, in: index, namespaces: namespaces, diagnostics: &diagnostics)
             } else {
                 diagnostics.append(Diagnostic(at: nil, file: nil, unknown(name)))
             }
         }
         if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
         return ids
+    }
+
+    /// The tasks an included manifest's name stands for: its `default`, whose entries may name
+    /// its own includes in turn (`default: ui`). A usage error when it has no `default`.
+    static func defaults(
+        ofNamespace name: String, in index: [String: Int], namespaces: [NamespaceSpec], diagnostics: inout [Diagnostic]
+    ) -> [Int] {
+        guard let namespace = namespaces.first(where: { $0.name == name }) else { return [] }
+        if namespace.defaultTasks.isEmpty {
+            let some = index.keys.filter { $0.hasPrefix(name + ":") }.sorted().prefix(10)
+            diagnostics.append(Diagnostic(
+                at: nil, file: nil,
+                "'\(name)' is an included manifest (\(namespace.file)) with no 'default'; name one of its tasks: \(some.joined(separator: ", "))"))
+        }
+        return namespace.defaultTasks.flatMap { entry in
+            index[entry].map { [$0] }
+                ?? defaults(ofNamespace: entry, in: index, namespaces: namespaces, diagnostics: &diagnostics)
+        }
     }
 
     /// The usage error when no task is named and the manifest has no `default`.

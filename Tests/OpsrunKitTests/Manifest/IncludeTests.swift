@@ -178,4 +178,17 @@ import Testing
         #expect(try project.roots(named: ["web"]).map { project.graph.names[$0] } == ["web:build"])
         #expect(throws: ProjectError.self) { try project.roots(named: ["api"]) }
     }
+
+    /// `default: web` (and an included manifest's `default: ui`) means that manifest's default.
+    @Test func aDefaultMayNameAnIncludedManifest() throws {
+        writeMonorepo()
+        scratch.write("Tasksfile.yaml", "default: [web]\nincludes: { web: web }\ntasks:\n  codegen: echo gen\n")
+        scratch.write("web/Tasksfile.yaml", "default: ui\nincludes: { ui: ui }\ntasks:\n  lint: echo\n")
+        scratch.write("web/ui/Tasksfile.yaml", "default: build\ntasks:\n  build: echo\n")
+        defer { Project.finishBackgroundWork() }
+        let project = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
+        #expect(try project.roots(named: []).map { project.graph.names[$0] } == ["web:ui:build"])
+        scratch.write("Tasksfile.yaml", "default: [wbe]\nincludes: { web: web }\ntasks:\n  codegen: echo gen\n")
+        #expect(errors() == ["Tasksfile.yaml:1:11: error: unknown task 'wbe' in 'default'"])
+    }
 }
