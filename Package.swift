@@ -42,7 +42,7 @@ let package = Package(
             name: "OpsrunPlan",
             dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunIncremental"]),
         // Event consumers: the console, the printers, the report files.
-        .target(name: "OpsrunReport", dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunGraph", "OpsrunPlan"]),
+        .target(name: "OpsrunReport", dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunPlan"]),
         // Wiring only: an invocation end to end.
         .target(
             name: "OpsrunKit",

@@ -32,7 +32,8 @@ public enum Driver {
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).instanceCounts
                     : []
                 status.result(try usageErrors { () throws(Diagnostic) in
-                    try ListPrinter.render(project.graph, instanceCounts: counts, format: invocation.format)
+                    try ListPrinter.render(
+                        project.graph, instanceCounts: counts, namespaces: project.manifest.namespaces, format: invocation.format)
                 })
                 return .success
             case .graph:

@@ -8,8 +8,9 @@ extension RunSession {
     /// `host`: what the executable set up for its process (`ProcessHost`).
     public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
         let clock = RunClock.now()
-        let options = RunPrinter.Options.resolve(
+        var options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
+        if invocation.verbosity == .verbose { options.shownCommands = selection.map { operationBuilder.shownCommands(of: $0) } }
         let printer = status.startRun(specs: specs, options: options)
         noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.

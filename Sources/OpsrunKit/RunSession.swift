@@ -43,8 +43,11 @@ public struct RunSession {
         }
         // Before anything starts (and for a plan too): a run that cannot have what it requires
         // is a usage error, exit 2, as a bad manifest is.
-        let missing = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text }
-        if !missing.isEmpty { throw ProjectError(diagnostics: missing, sources: [project.source.displayName: project.text]) }
+        let missing = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text(of: $0) }
+        if !missing.isEmpty { throw ProjectError(diagnostics: missing, sources: project.sourceTexts) }
+        if !project.manifest.rootReferences.isEmpty {
+            try Self.checkRootReferences(of: project, graph: instances.graph, selection: selection)
+        }
         self.operationBuilder = operationBuilder
         incremental = Self.openIncremental(
             project: project, graph: instances.graph, selection: selection, builder: operationBuilder,
@@ -57,6 +60,22 @@ public struct RunSession {
         configuration = EngineConfiguration(
             maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
             keepGoing: invocation.keepGoing)
+    }
+
+    /// A manifest run on its own whose tasks name the root's (`:codegen`, SPEC §10) runs the tasks
+    /// that do not; a run of one that does is a usage error naming the root task that is missing.
+    static func checkRootReferences(of project: Project, graph: TaskGraph, selection: [Int]) throws(ProjectError) {
+        let selected = Set(selection.map { graph.tasks[$0].instance?.task ?? graph.names[$0] })
+        let rootTasks = project.manifest.tasks.filter { $0.baseDirectory == nil }.map { ":" + $0.name }
+        let diagnostics = project.manifest.rootReferences.filter { selected.contains($0.task) }.map { reference in
+            let name = reference.reference.value
+            return Diagnostic.error(
+                "task '\(reference.task)' depends on '\(name)', but \(project.source.displayName) has no task '\(name.dropFirst())'"
+                    + "\(Suggestion.phrase(for: name, in: rootTasks)); a name starting with ':' is a task of the root "
+                    + "manifest, so a sub-project that uses one runs from the manifest that includes it",
+                at: reference.reference.location)
+        }
+        if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: project.sourceTexts) }
     }
 
     /// The tasks whose commands get the arguments after `--` (ids in `graph`, the instances'):
@@ -102,7 +121,7 @@ public struct RunSession {
         }
         return try PlanPrinter.render(
             plan, of: instances.graph, format: format, upToDate: upToDate, arguments: operationBuilder.arguments,
-            depfiles: depfiles)
+            depfiles: depfiles, shownCommands: { [operationBuilder] in operationBuilder.shownCommands(of: $0) })
     }
 
     /// Each operation's expected cost, from the durations recorded: asked by the engine only when

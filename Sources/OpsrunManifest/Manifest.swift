@@ -16,8 +16,17 @@ public struct Manifest: Equatable, Sendable {
     public var dotenvFiles: [Located<String>]
     /// `queues:` in the order written.
     public var queues: [QueueSpec]
-    /// `tasks:` in the order written (manifest order breaks scheduling ties).
+    /// `tasks:` in the order written (manifest order breaks scheduling ties), then the tasks of
+    /// the included manifests, named with their namespace (`web:build`, SPEC §10).
     public var tasks: [TaskSpec]
+    /// The included manifests (`includes:`, nested ones too), in the order read; empty without includes.
+    public var namespaces: [NamespaceSpec] = []
+    /// Every file read or looked for besides the manifest itself, with its digest: the manifest
+    /// cache is valid only while each is what it was.
+    public var includedFiles: [IncludedFile] = []
+    /// `deps` entries `:NAME` of a manifest run on its own (not included) naming no task of it:
+    /// the root they mean is not loaded. A run of such a task is an error; other tasks still run.
+    public var rootReferences: [RootReference] = []
 
     public init(
         file: String, directory: String, defaultTasks: [Located<String>] = [],
@@ -93,6 +102,10 @@ public struct TaskSpec: Equatable, Sendable {
     public var interactive: Bool
     /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
     public var requires: [Located<String>] = []
+    /// The directory of the included manifest that declared the task, relative to the root
+    /// manifest's directory (or absolute): the base of its `dir` and its default working
+    /// directory. `nil` for a task of the root manifest.
+    public var baseDirectory: String?
     /// `each:`: the task is one operation per value (SPEC §10). Kept as written; `TaskInstances`
     /// expands it when a run starts.
     public var each: EachSpec?
@@ -132,4 +145,61 @@ public struct TaskSpec: Equatable, Sendable {
 
     /// A task with only `deps`: it runs nothing itself.
     public var isGroup: Bool { commands.isEmpty }
+
+    /// The task's working directory relative to the root manifest's directory (or absolute),
+    /// given its `dir` with variables expanded: `nil` for the root manifest's own directory.
+    public func workingDirectory(expandedDir dir: String?) -> String? {
+        guard let base = baseDirectory else { return dir }
+        guard let dir else { return base }
+        return dir.hasPrefix("/") ? dir : base + "/" + dir
+    }
+}
+
+/// An included manifest (SPEC §10): `opsrun web` runs its `default`, `--list` groups its tasks.
+public struct NamespaceSpec: Equatable, Sendable {
+    /// The full namespace, `web` or `web:ui`.
+    public var name: String
+    /// The included file as messages show it.
+    public var file: String
+    /// Its directory relative to the root manifest's (or absolute).
+    public var directory: String
+    /// Its `default`, with full names.
+    public var defaultTasks: [String]
+    /// Where the `includes` entry is written.
+    public var location: SourceLocation
+
+    public init(name: String, file: String, directory: String, defaultTasks: [String], location: SourceLocation) {
+        self.name = name
+        self.file = file
+        self.directory = directory
+        self.defaultTasks = defaultTasks
+        self.location = location
+    }
+}
+
+/// A file the loader read (or looked for and did not find) to include it.
+public struct IncludedFile: Equatable, Sendable {
+    /// Absolute.
+    public var path: String
+    /// As messages show it.
+    public var displayName: String
+    /// SHA-256 of its bytes; `nil` when there was no file there.
+    public var digest: [UInt8]?
+
+    public init(path: String, displayName: String, digest: [UInt8]?) {
+        self.path = path
+        self.displayName = displayName
+        self.digest = digest
+    }
+}
+
+/// `deps: [":codegen"]` in a manifest run on its own that has no task `codegen`.
+public struct RootReference: Equatable, Sendable {
+    public var task: String
+    public var reference: Located<String>
+
+    public init(task: String, reference: Located<String>) {
+        self.task = task
+        self.reference = reference
+    }
 }

@@ -9,6 +9,8 @@ struct ManifestChecker {
     private var taskNameSuggestions: NameSuggestions?
     /// The manifest's source, to place an error inside a value (`ExpansionPlace`).
     var text: String?
+    /// Whether a name was left for `IncludeLoader` to check (`:codegen`, `web:build`).
+    var sawOutsideReference = false
 
     init(text: String? = nil) { self.text = text }
 

@@ -21,7 +21,8 @@ public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
     /// 1: the first layout. 2: one of `each` (with `instance`), `requires` or `depfile`, on three
     /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
-    public static let formatVersion: UInt32 = 4
+    /// 5: includes (namespaces, included files, root references, each task's base directory).
+    public static let formatVersion: UInt32 = 5
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -74,6 +75,22 @@ private struct ManifestWriter {
         }
         int(m.tasks.count)
         for id in m.tasks.indices { task(m.tasks[id]) }
+        array(m.namespaces) { w, namespace in
+            w.string(namespace.name)
+            w.string(namespace.file)
+            w.string(namespace.directory)
+            w.array(namespace.defaultTasks) { $0.string($1) }
+            w.location(namespace.location)
+        }
+        array(m.includedFiles) { w, file in
+            w.string(file.path)
+            w.string(file.displayName)
+            w.optional(file.digest) { w, digest in w.array(digest) { $0.int(Int($1)) } }
+        }
+        array(m.rootReferences) { w, reference in
+            w.string(reference.task)
+            w.located(reference.reference)
+        }
     }
 
     mutating func task(_ t: TaskSpec) {
@@ -124,6 +141,7 @@ private struct ManifestWriter {
             }
         }
         optional(t.depfile) { $0.located($1) }
+        optional(t.baseDirectory) { $0.string($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -203,6 +221,25 @@ private struct ManifestReader {
             // Fill in place: a finished `TaskSpec` appended would be copied on the way.
             dependencyIDs.append(try readTask(into: &m.tasks[m.tasks.count - 1]))
         }
+        m.namespaces = try array { r throws(Malformed) in
+            NamespaceSpec(
+                name: try r.string(), file: try r.string(), directory: try r.string(),
+                defaultTasks: try r.array { r throws(Malformed) in try r.string() }, location: try r.location())
+        }
+        m.includedFiles = try array { r throws(Malformed) in
+            IncludedFile(
+                path: try r.string(), displayName: try r.string(),
+                digest: try r.optional { r throws(Malformed) in
+                    try r.array { r throws(Malformed) -> UInt8 in
+                        let byte = try r.int()
+                        guard byte < 256 else { throw Malformed() }
+                        return UInt8(byte)
+                    }
+                })
+        }
+        m.rootReferences = try array { r throws(Malformed) in
+            RootReference(task: try r.string(), reference: try r.located())
+        }
         guard reader.isAtEnd else { throw Malformed() }
         try Self.resolveNames(of: &m.tasks, ids: dependencyIDs)
         return (m, dependencyIDs)
@@ -281,6 +318,7 @@ private struct ManifestReader {
             return TaskInstance(task: task, values: values)
         }
         t.depfile = try optional { r throws(Malformed) in try r.located() }
+        t.baseDirectory = try optional { r throws(Malformed) in try r.string() }
         return ids
     }
 

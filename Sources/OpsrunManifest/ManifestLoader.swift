@@ -1,17 +1,48 @@
 import OpsrunCore
 /// Reads and validates a manifest (SPEC §2–3): YAML text in, a `Manifest` or every problem out.
 public enum ManifestLoader {
-    static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks"]
+    static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks", "includes"]
     /// Top-level keys of other tools (go-task's `vars`, ninja's pools) too far from ours for edit distance.
     static let borrowedTopLevelKeys = [
         "vars": "env", "variables": "env", "environment": "env", "env_file": "dotenv", "env-file": "dotenv",
-        "pools": "queues",
+        "pools": "queues", "include": "includes", "imports": "includes", "import": "includes",
     ]
 
     /// Parses and validates; throws DiagnosticList holding every error (sorted by location).
     ///
     /// `file` is the name locations carry; `directory` is the manifest's absolute directory.
+    /// Included manifests are read from disk (`IncludeLoader`); their texts are lost here, so
+    /// callers that render diagnostics use `loadWithIncludes`.
     public static func load(text: String, file: String, directory: String) throws(DiagnosticList) -> Manifest {
+        do {
+            return try loadWithIncludes(text: text, file: file, directory: directory).manifest
+        } catch {
+            throw DiagnosticList(error.diagnostics)
+        }
+    }
+
+    /// `load`, with the text of every included file read, by its display name, for rendering
+    /// diagnostics (also thrown with them).
+    public static func loadWithIncludes(
+        text: String, file: String, directory: String
+    ) throws(ManifestLoadError) -> (manifest: Manifest, includedTexts: [String: String]) {
+        var read: ManifestFile
+        do {
+            read = try self.read(text: text, file: file, directory: directory)
+        } catch {
+            throw ManifestLoadError(diagnostics: error.diagnostics, sources: [file: text])
+        }
+        // The common case: nothing that needs another file or a second look.
+        if read.includes.isEmpty && !read.hasOutsideReferences {
+            if !read.diagnostics.isEmpty { throw ManifestLoadError(diagnostics: read.diagnostics, sources: [file: text]) }
+            return (read.manifest, [:])
+        }
+        return try IncludeLoader.load(root: read, text: text, file: file, directory: directory)
+    }
+
+    /// One file's manifest, its `includes` not yet read, with the problems found in it.
+    /// Throws only when the file is not a manifest at all (bad YAML, not a mapping).
+    static func read(text: String, file: String, directory: String) throws(DiagnosticList) -> ManifestFile {
         var manifest = Manifest(file: file, directory: directory)
         var checker = ManifestChecker(text: text)
         guard let root = try YAMLDocument.parse(text, file: file) else {
@@ -36,6 +67,10 @@ public enum ManifestLoader {
         if let version = value("version"), let text = checker.scalar(version, "'version'", must: "1"), text != "1" {
             checker.error("'version' must be 1, not '\(text)'", at: version.location)
         }
+        var includes: [IncludeEntry] = []
+        if let node = value("includes") {
+            includes = IncludeEntry.read(node, into: &checker)
+        }
         if let env = value("env") {
             manifest.environment = checker.environment(env, "'env'")
         }
@@ -47,12 +82,14 @@ public enum ManifestLoader {
         if let queues = value("queues") {
             manifest.queues = readQueues(queues, names: &queueNames, into: &checker)
         }
-        let taskNames = readTasks(byKey["tasks"], root: root, queueNames: queueNames, into: &manifest, &checker)
+        let namespaces = includes.map(\.namespace)
+        let taskNames = readTasks(
+            byKey["tasks"], root: root, queueNames: queueNames, includeNamespaces: namespaces, into: &manifest, &checker)
         if let defaults = value("default") {
-            manifest.defaultTasks = readDefault(defaults, taskNames: taskNames, into: &checker)
+            manifest.defaultTasks = readDefault(defaults, taskNames: taskNames, includeNamespaces: namespaces, into: &checker)
         }
-        if !checker.diagnostics.isEmpty { throw DiagnosticList(checker.sortedDiagnostics) }
-        return manifest
+        return ManifestFile(
+            manifest: manifest, includes: includes, diagnostics: checker.sortedDiagnostics, hasOutsideReferences: checker.sawOutsideReference)
     }
 
     /// `queues:` — name → `{ max: N }`. `names` becomes `nil` when the section is unreadable.
@@ -101,7 +138,8 @@ public enum ManifestLoader {
     /// `tasks:`; returns every name written under it (in order, and as a set), or `nil` when it is
     /// missing or unreadable.
     static func readTasks(
-        _ entry: YAMLMappingEntry?, root: YAMLNode, queueNames: [String]?, into manifest: inout Manifest,
+        _ entry: YAMLMappingEntry?, root: YAMLNode, queueNames: [String]?, includeNamespaces: [String],
+        into manifest: inout Manifest,
         _ checker: inout ManifestChecker
     ) -> (order: [String], set: Set<String>)? {
         guard let entry else {
@@ -118,7 +156,8 @@ public enum ManifestLoader {
             return nil
         }
         if tasks.isEmpty { checker.error("the manifest has no tasks", at: entry.keyLocation) }
-        let reader = TaskSpecReader(taskOrder: tasks.map { $0.key }, queueNames: queueNames)
+        let reader = TaskSpecReader(
+            taskOrder: tasks.map { $0.key }, queueNames: queueNames, includeNamespaces: includeNamespaces)
         manifest.tasks.reserveCapacity(tasks.count)
         for task in tasks {
             if let problem = ManifestNames.problem(withName: task.key) {
@@ -133,18 +172,47 @@ public enum ManifestLoader {
 
     /// `default:` — a task name or a list of them; names are checked only when `tasks:` was readable.
     static func readDefault(
-        _ node: YAMLNode, taskNames: (order: [String], set: Set<String>)?, into checker: inout ManifestChecker
+        _ node: YAMLNode, taskNames: (order: [String], set: Set<String>)?, includeNamespaces: [String],
+        into checker: inout ManifestChecker
     ) -> [Located<String>] {
         let wording = ManifestChecker.listWording("'default'", of: "a task name", plural: "task names")
         let names = checker.strings(node, wording) ?? []
         if let taskNames {
             // The reader's set: building another one would hash every task name again.
             for name in names where !taskNames.set.contains(name.value) {
+                // `default: web` runs the included web's default, as `opsrun web` does.
+                if TaskSpecReader.isOutsideReference(name.value, includeNamespaces: includeNamespaces)
+                    || includeNamespaces.contains(name.value)
+                {
+                    checker.sawOutsideReference = true
+                    continue
+                }
                 checker.error(
                     "unknown task '\(name.value)' in 'default'\(checker.taskSuggestion(for: name.value, among: taskNames.order))",
                     at: name.location)
             }
         }
         return names
+    }
+}
+
+/// One manifest file as read, before its `includes` are.
+struct ManifestFile {
+    var manifest: Manifest
+    var includes: [IncludeEntry]
+    var diagnostics: [Diagnostic]
+    /// Whether a name in it (`:codegen`, `web:build`) must be checked once includes are read.
+    var hasOutsideReferences: Bool
+}
+
+/// A manifest that could not be loaded: every problem, and the text of each file they are in.
+public struct ManifestLoadError: Error, Sendable {
+    public var diagnostics: [Diagnostic]
+    /// Text by display name.
+    public var sources: [String: String]
+
+    public init(diagnostics: [Diagnostic], sources: [String: String]) {
+        self.diagnostics = diagnostics
+        self.sources = sources
     }
 }

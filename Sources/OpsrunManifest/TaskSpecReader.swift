@@ -36,11 +36,23 @@ struct TaskSpecReader {
     let taskNames: Set<String>
     /// Queues declared, in order; `nil` when `queues:` itself was unreadable: references go unchecked.
     let queueNames: [String]?
+    /// The namespaces of the manifest's `includes`: `web:build` names a task of one, checked once
+    /// every included file is read (`IncludeLoader`).
+    let includeNamespaces: [String]
 
-    init(taskOrder: [String], queueNames: [String]?) {
+    init(taskOrder: [String], queueNames: [String]?, includeNamespaces: [String] = []) {
         self.taskOrder = taskOrder
         self.taskNames = Set(taskOrder)
         self.queueNames = queueNames
+        self.includeNamespaces = includeNamespaces
+    }
+
+    /// Whether `name` is not this file's to check: `:codegen` (the root manifest's task) or a
+    /// name in an included manifest's namespace.
+    static func isOutsideReference(_ name: String, includeNamespaces: [String]) -> Bool {
+        if name.utf8.first == UInt8(ascii: ":") { return true }
+        guard !includeNamespaces.isEmpty, let colon = name.firstIndex(of: ":") else { return false }
+        return includeNamespaces.contains { $0 == name[..<colon] }
     }
 
     /// Reads `value` into `spec`, which holds only the task's name and place.
@@ -135,6 +147,11 @@ struct TaskSpecReader {
                 }
                 if useDictionary { seen[dep.value] = dep.location }
                 if !taskNames.contains(dep.value) {
+                    if Self.isOutsideReference(dep.value, includeNamespaces: includeNamespaces) {
+                        checker.sawOutsideReference = true
+                        kept?.append(dep)
+                        continue
+                    }
                     checker.error(
                         "unknown task '\(dep.value)' in deps of '\(name)'\(checker.taskSuggestion(for: dep.value, among: taskOrder))",
                         at: dep.location)
@@ -187,7 +204,9 @@ struct TaskSpecReader {
             spec.requires = names
         case .queue:
             guard let queue = checker.scalar(node, what, must: "a queue name") else { return }
-            if let queueNames, !queueNames.contains(queue) {
+            if queue.utf8.first == UInt8(ascii: ":") {
+                checker.sawOutsideReference = true  // the root manifest's queue
+            } else if let queueNames, !queueNames.contains(queue) {
                 let hint = queueNames.isEmpty
                     ? "; no queues are declared under 'queues'" : Suggestion.phrase(for: queue, in: queueNames)
                 checker.error("unknown queue '\(queue)' in task '\(name)'\(hint)", at: node.location)

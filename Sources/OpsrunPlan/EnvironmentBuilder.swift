@@ -17,6 +17,9 @@ public struct EnvironmentBuilder: Sendable {
     /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (SPEC §10);
     /// such an entry's value is left as written. A run reports them before anything starts.
     public private(set) var sharedProblems: [ExpansionFailure] = []
+    /// The names opsrun itself sets for every task: the `dotenv` files', the manifest's `env`
+    /// and the `NAME=VALUE` arguments (what `-n` may show substituted: `ShownCommand`).
+    public let definedNames: Set<String>
 
     public init(
         processEnvironment: [String: String], dotenv: [(name: String, value: String)],
@@ -31,6 +34,7 @@ public struct EnvironmentBuilder: Sendable {
         sharedProblems = problems
         self.overrides = overrides
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
+        definedNames = Set(dotenv.map(\.name) + manifestEnvironment.map(\.name) + overrides.map(\.name))
     }
 
     /// The names set by `NAME=VALUE` arguments.

@@ -101,7 +101,8 @@ public struct OperationBuilder {
                 if let instance = task.instance { names.formUnion(instance.values.map(\.name)) }
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
-            let directory = task.directory.map { expand($0.value) }
+            // An included manifest's task works in its own directory (SPEC §10).
+            let directory = task.workingDirectory(expandedDir: task.directory.map { expand($0.value) })
             specs.append(IncrementalTaskSpec(
                 name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
                 environment: definition,
@@ -111,6 +112,23 @@ public struct OperationBuilder {
                 depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
         }
         return specs
+    }
+
+    /// The commands of task `id` as `-n` and `-v` show them: the variables opsrun sets
+    /// substituted (`ShownCommand`), the arguments after `--` not included; `nil` when they show
+    /// as written (no `$` in them: no array made, for a plan of 100,000 tasks).
+    public func shownCommands(of id: Int) -> [String]? {
+        let task = graph.tasks[id]
+        guard task.commands.contains(where: { $0.value.utf8.contains(UInt8(ascii: "$")) }) else { return nil }
+        var templates = TemplateVariables()
+        let values = templates.variables(of: task, environment)
+        let own = Set(task.environment.map(\.name) + (task.instance?.values.map(\.name) ?? []))
+        let defined = environment.definedNames
+        return task.commands.map { command in
+            ShownCommand.substitute(command.value) { name in
+                name == "OPSRUN_TASK" || own.contains(name) || defined.contains(name) ? values[name] : nil
+            }
+        }
     }
 
     /// `definition` (sorted by name) with an instance's variables in their places.
@@ -128,11 +146,13 @@ public struct OperationBuilder {
         return result
     }
 
-    /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory.
+    /// The task's `dir` (with `${NAME}` expanded), relative to the manifest's directory (an
+    /// included manifest's task's, to its own: `TaskSpec.workingDirectory(expandedDir:)`).
     func workingDirectory(of task: TaskSpec, _ templates: inout TemplateVariables) -> String {
         let base = manifest.directory
-        guard let dir = task.directory else { return base }
-        return FileText.absolute(templates.variables(of: task, environment).expandChecked(dir.value), relativeTo: base)
+        guard task.directory != nil || task.baseDirectory != nil else { return base }
+        let dir = task.directory.map { templates.variables(of: task, environment).expandChecked($0.value) }
+        return FileText.absolute(task.workingDirectory(expandedDir: dir) ?? ".", relativeTo: base)
     }
 }
 

@@ -17,6 +17,23 @@ public struct Project: Sendable {
     /// The manifest's text, for rendering diagnostics with their source line.
     public var text: String { String(decoding: UTF8Text.content(bytes), as: UTF8.self) }
 
+    /// The text of the manifest and of every included one, by display name: what a diagnostic
+    /// quotes. Read again for included files (only when there is something to report).
+    public var sourceTexts: [String: String] {
+        var texts = [source.displayName: text]
+        for file in manifest.includedFiles where file.digest != nil {
+            texts[file.displayName] = FileText.read(file.path)
+        }
+        return texts
+    }
+
+    /// The text of the file `name` (a display name, as locations carry).
+    public func text(of name: String) -> String? {
+        if name == source.displayName { return text }
+        guard let file = manifest.includedFiles.first(where: { $0.displayName == name && $0.digest != nil }) else { return nil }
+        return FileText.read(file.path)
+    }
+
     /// Waits for the manifest cache being written, if any: call before the process exits.
     public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
 
@@ -66,14 +83,18 @@ public struct Project: Sendable {
             throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: shown])
         }
         let manifest: Manifest
+        var texts: [String: String]
         do {
-            manifest = try ManifestLoader.load(text: text, file: source.displayName, directory: source.directory)
+            (manifest, texts) = try ManifestLoader.loadWithIncludes(text: text, file: source.displayName, directory: source.directory)
         } catch {
-            throw ProjectError(diagnostics: error.diagnostics, sources: [source.displayName: text])
+            throw ProjectError(diagnostics: error.diagnostics, sources: error.sources)
         }
         let graph = TaskGraph(manifest: manifest)
         let cycles = CycleFinder.cycles(in: graph)
-        if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: [source.displayName: text]) }
+        if !cycles.isEmpty {
+            texts[source.displayName] = text
+            throw ProjectError(diagnostics: cycles, sources: texts)
+        }
         cache?.storeInBackground(manifest, index: graph.index)
         return Project(source: source, bytes: bytes, manifest: manifest, graph: graph)
     }
@@ -83,27 +104,48 @@ public struct Project: Sendable {
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
         let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
         if names.isEmpty { throw Self.noTaskNamed(in: source.displayName, among: graph.names) }
-        return try Self.ids(of: names, in: graph.index) { name in
-            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names))"
+        return try Self.ids(of: names, in: graph.index, namespaces: manifest.namespaces) { name in
+            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names + manifest.namespaces.map(\.name)))"
         }
     }
 
     /// The id of each name in `index`, or every unknown one as a usage diagnostic worded by
-    /// `unknown`.
+    /// `unknown`. An included manifest's namespace (`web`) names its `default` (SPEC §10).
     static func ids(
-        of names: [String], in index: [String: Int], unknown: (String) -> String
+        of names: [String], in index: [String: Int], namespaces: [NamespaceSpec] = [],
+        unknown: (String) -> String
     ) throws(ProjectError) -> [Int] {
         var diagnostics: [Diagnostic] = []
         var ids: [Int] = []
         for name in names {
             if let id = index[name] {
                 ids.append(id)
+            } else if namespaces.contains(where: { $0.name == name }) {
+                ids += defaults(ofNamespace: name, in: index, namespaces: namespaces, diagnostics: &diagnostics)
             } else {
                 diagnostics.append(Diagnostic(at: nil, file: nil, unknown(name)))
             }
         }
         if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: [:]) }
         return ids
+    }
+
+    /// The tasks an included manifest's name stands for: its `default`, whose entries may name
+    /// its own includes in turn (`default: ui`). A usage error when it has no `default`.
+    static func defaults(
+        ofNamespace name: String, in index: [String: Int], namespaces: [NamespaceSpec], diagnostics: inout [Diagnostic]
+    ) -> [Int] {
+        guard let namespace = namespaces.first(where: { $0.name == name }) else { return [] }
+        if namespace.defaultTasks.isEmpty {
+            let some = index.keys.filter { $0.hasPrefix(name + ":") }.sorted().prefix(10)
+            diagnostics.append(Diagnostic(
+                at: nil, file: nil,
+                "'\(name)' is an included manifest (\(namespace.file)) with no 'default'; name one of its tasks: \(some.joined(separator: ", "))"))
+        }
+        return namespace.defaultTasks.flatMap { entry in
+            index[entry].map { [$0] }
+                ?? defaults(ofNamespace: entry, in: index, namespaces: namespaces, diagnostics: &diagnostics)
+        }
     }
 
     /// The usage error when no task is named and the manifest has no `default`.

@@ -8,20 +8,21 @@ import OpsrunManifest
 /// is checked where they are expanded, `TaskInstances`.)
 public enum RequiredVariables {
     /// Every problem, one diagnostic each, sorted by place; empty when the run may start.
-    /// `source`: the manifest's text, to point inside a value; asked for only when there is a problem.
+    /// `source`: the text of a manifest file by its display name, to point inside a value; asked
+    /// for only when there is a problem.
     public static func problems(
-        selection: [Int], builder: OperationBuilder, source: () -> String?
+        selection: [Int], builder: OperationBuilder, source: (String) -> String?
     ) -> [Diagnostic] {
-        var known: String??
-        var text: String? {
-            if let known { return known }
-            let made = source()
-            known = .some(made)
+        var known: [String: String?] = [:]
+        func text(_ file: String) -> String? {
+            if let made = known[file] { return made }
+            let made = source(file)
+            known[file] = .some(made)
             return made
         }
         var diagnostics: [Diagnostic] = []
         for failure in builder.environment.sharedProblems {
-            diagnostics.append(diagnostic(failure, what: "the value of '\(failure.entry ?? "")' in 'env'", text: text))
+            diagnostics.append(diagnostic(failure, what: "the value of '\(failure.entry ?? "")' in 'env'", text: text(failure.location.file)))
         }
         let manifest = builder.manifest
         // An instance of an `each` task is reported as its task (`compile`): a problem its
@@ -56,7 +57,7 @@ public enum RequiredVariables {
             }
             for failure in failures {
                 let what = "the value of '\(failure.entry ?? "")' in 'env' of task '\(name)'"
-                report(diagnostic(failure, what: what, text: text))
+                report(diagnostic(failure, what: what, text: text(failure.location.file)))
             }
             for (key, list) in [("dir", [task.directory].compactMap { $0 }), ("sources", task.sources), ("outputs", task.outputs),
                 ("depfile", [task.depfile].compactMap { $0 })]
@@ -66,7 +67,7 @@ public enum RequiredVariables {
                         _ = try values.expand(template.value)
                     } catch {
                         let failure = ExpansionFailure(template: template.value, location: template.location, problem: error)
-                        report(diagnostic(failure, what: "'\(key)' of task '\(name)'", text: text))
+                        report(diagnostic(failure, what: "'\(key)' of task '\(name)'", text: text(failure.location.file)))
                     }
                 }
             }

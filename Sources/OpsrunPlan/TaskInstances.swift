@@ -30,6 +30,8 @@ public struct TaskInstances: Sendable {
     private let declaredNames: [String]
     private let defaultTasks: [String]
     private let manifestName: String
+    /// The included manifests, whose names stand for their `default`.
+    private let namespaces: [NamespaceSpec]
 
     /// At most this many instances for one task: a matrix multiplies, and a mistake must not
     /// exhaust memory.
@@ -42,6 +44,7 @@ public struct TaskInstances: Sendable {
         declaredNames = declared.names
         defaultTasks = project.manifest.defaultTasks.map(\.value)
         manifestName = project.source.displayName
+        namespaces = project.manifest.namespaces
         guard declared.tasks.contains(where: { $0.each != nil }) else {
             graph = declared
             instanceCounts = Array(repeating: nil, count: declared.count)
@@ -53,7 +56,7 @@ public struct TaskInstances: Sendable {
         do {
             try expansion.run()
         } catch {
-            throw ProjectError(diagnostics: [error], sources: [project.source.displayName: project.text])
+            throw ProjectError(diagnostics: [error], sources: project.sourceTexts)
         }
         graph = TaskGraph(
             file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
@@ -87,7 +90,7 @@ public struct TaskInstances: Sendable {
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
         let names = targets.isEmpty ? defaultTasks : targets
         if names.isEmpty { throw Project.noTaskNamed(in: manifestName, among: declaredNames) }
-        return try Project.ids(of: names, in: graph.index, unknown: unknownTask)
+        return try Project.ids(of: names, in: graph.index, namespaces: namespaces, unknown: unknownTask)
     }
 
     /// `unknown task 'x'` with the nearest name: an instance's among its task's instances.
@@ -221,9 +224,8 @@ private struct Expansion {
             case .list(let list):
                 values = try list.map { (value) throws(Diagnostic) in try expand(value, what) }
             case .glob(let pattern):
-                let base = try task.directory.map { (dir) throws(Diagnostic) in
-                    FileText.absolute(try expand(dir, "'dir' of task '\(task.name)'"), relativeTo: directory)
-                } ?? directory
+                let dir = try task.directory.map { (dir) throws(Diagnostic) in try expand(dir, "'dir' of task '\(task.name)'") }
+                let base = task.workingDirectory(expandedDir: dir).map { FileText.absolute($0, relativeTo: directory) } ?? directory
                 values = GlobPattern(try expand(pattern, what)).expand(in: base).paths
             }
             result.append(values)

@@ -60,25 +60,26 @@ import Testing
         #expect(edited.stdout.contains("compile[src/lib/b.c] runs: source src/lib/b.c changed"))
     }
 
+    /// The plan shows each instance's command with its own values substituted (issue 15).
     @Test func instancesAreNamedInThePlanTheGraphAndTheList() throws {
         let plan = try project.run("-n", "-j", "8", "link", "test")
         #expect(plan.status == 0)
         #expect(plan.stdout == """
             wave 1:
               compile[src/a.c]
-                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+                $ echo "compile src/a.c" >> ran.log && cp "src/a.c" "build/src/a.c.o"
               compile[src/lib/b.c]
-                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+                $ echo "compile src/lib/b.c" >> ran.log && cp "src/lib/b.c" "build/src/lib/b.c.o"
               compile[src/lib/c.c]
-                $ echo "compile $SRC" >> ran.log && cp "$SRC" "build/$SRC.o"
+                $ echo "compile src/lib/c.c" >> ran.log && cp "src/lib/c.c" "build/src/lib/c.c.o"
               test[OS=linux,PY=3.11]
-                $ echo "$OPSRUN_TASK $OS $PY"
+                $ echo "test[OS=linux,PY=3.11] linux 3.11"
               test[OS=linux,PY=3.12]
-                $ echo "$OPSRUN_TASK $OS $PY"
+                $ echo "test[OS=linux,PY=3.12] linux 3.12"
               test[OS=mac,PY=3.11]
-                $ echo "$OPSRUN_TASK $OS $PY"
+                $ echo "test[OS=mac,PY=3.11] mac 3.11"
               test[OS=mac,PY=3.12]
-                $ echo "$OPSRUN_TASK $OS $PY"
+                $ echo "test[OS=mac,PY=3.12] mac 3.12"
             wave 2:
               compile (3 instances)
               test (4 instances)

@@ -13,7 +13,7 @@ import Testing
         return copy
     }
 
-    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0)])
+    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0), ("monorepo", 0)])
     func exampleRunsWithItsExpectedStatus(name: String, status: Int32) throws {
         let copy = try copy(name)
         defer { try? FileManager.default.removeItem(at: copy) }
@@ -30,6 +30,61 @@ import Testing
         #expect(run.status == 0)
         #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("build/app.tgz").path))
         #expect(run.stdout.hasSuffix("7 succeeded\n"))
+    }
+
+    /// Issue 15 (SPEC §10): a root manifest including two sub-projects that share its codegen;
+    /// `opsrun web` runs web's default; a sub-project runs alone, except what needs the root.
+    @Test func monorepoRunsWholeByNamespaceAndEachSubProjectAlone() throws {
+        let copy = try copy("monorepo")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let run = try OpsrunBinary.run(["-j", "2"], in: copy)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("web:build | web 1.4 built\n"))
+        #expect(run.stdout.contains("api:test  | api tests pass in api\n"))
+        #expect(run.stdout.hasSuffix("6 succeeded\n"))
+        #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("web/dist/app.txt").path))
+        #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("services/api/bin/api.txt").path))
+        #expect(!FileManager.default.fileExists(atPath: copy.appendingPathComponent("web/.opsrun").path))
+
+        let list = try OpsrunBinary.run(["--list"], in: copy)
+        #expect(list.stdout.contains("\nweb (web/Tasksfile.yaml; 'opsrun web' runs web:build):\n  web:lint   Check the web sources\n"))
+
+        // The shared schema changes: codegen, then both builds run again.
+        try "type Greeting = { text: string }\n".write(
+            to: copy.appendingPathComponent("schema/api.txt"), atomically: false, encoding: .utf8)
+        let web = try OpsrunBinary.run(["web", "--explain"], in: copy)
+        #expect(web.status == 0, "\(web.stdout)\(web.stderr)")
+        #expect(web.stdout.contains("codegen runs: source schema/api.txt changed"))
+        #expect(web.stdout.contains("✓ web:build "))
+        #expect(!web.stdout.contains("api:"))
+
+        let alone = try OpsrunBinary.run(["-C", "web", "lint"], in: copy)
+        #expect(alone.status == 0, "\(alone.stdout)\(alone.stderr)")
+        #expect(alone.stdout.contains("lint | web lint ok\n"))
+        let needsRoot = try OpsrunBinary.run(["-C", "web", "build"], in: copy)
+        #expect(needsRoot.status == 2)
+        #expect(needsRoot.stderr.hasPrefix(
+            "web/Tasksfile.yaml:13:12: error: task 'build' depends on ':codegen', but web/Tasksfile.yaml has no task 'codegen'"))
+    }
+
+    /// Issue 15: `-n` and `-v` show the commands with the variables opsrun sets substituted, as
+    /// `make -n` does; the JSON plan keeps them as written, and the shell runs them as written.
+    @Test func cProgramPlanAndVerboseShowSubstitutedCommands() throws {
+        let copy = try copy("c-program")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let plan = try OpsrunBinary.run(["-n"], in: copy)
+        #expect(plan.stdout.contains(
+            "    $ cc -O2 -Wall -Wextra -Iinclude -MMD -MF \"build/src/main.d\" -c \"src/main.c\" -o \"build/src/main.o\"\n"),
+            "\(plan.stdout)")
+        #expect(plan.stdout.contains("    $ cc -o build/hello build/src/*.o\n"))
+        let overridden = try OpsrunBinary.run(["-n", "compile[src/greet.c]", "CFLAGS=-O0"], in: copy)
+        #expect(overridden.stdout.contains("    $ cc -O0 -MMD -MF \"build/src/greet.d\" -c \"src/greet.c\""))
+        let json = try OpsrunBinary.run(["-n", "--format", "json", "compile[src/greet.c]"], in: copy)
+        #expect(json.stdout.contains("\"$CC $CFLAGS -MMD -MF \\\"build/${SRC%.c}.d\\\""))
+
+        let verbose = try OpsrunBinary.run(["-v", "-j", "1", "link"], in: copy)
+        #expect(verbose.status == 0, "\(verbose.stdout)\(verbose.stderr)")
+        #expect(verbose.stdout.contains("cc -O2 -Wall -Wextra -Iinclude -MMD -MF \"build/src/mathx.d\" -c \"src/mathx.c\""), "\(verbose.stdout)")
     }
 
     /// Issue 15: a real C program, one compile per `src/*.c` (cc is on every machine the tests

@@ -11,7 +11,7 @@ public struct DeclaredOutputs {
         for task in tasks {
             for output in task.outputs {
                 if let literal = GlobPattern.literalPath(of: output) {
-                    paths.insert(FileSystem.join(task.absoluteDirectory, literal))
+                    paths.insert(Self.path(literal, in: task.absoluteDirectory))
                 } else {
                     globs.append((task.absoluteDirectory, GlobPattern(output)))
                 }
@@ -19,9 +19,16 @@ public struct DeclaredOutputs {
         }
     }
 
+    /// `relative` in `directory`, with `..` taken lexically: a sub-project's `../gen/types.txt` is
+    /// the root's `gen/types.txt` (SPEC §10).
+    static func path(_ relative: String, in directory: String) -> String {
+        let joined = FileSystem.join(directory, relative)
+        return joined.contains("/..") || joined.contains("/./") ? FileText.absolute(joined, relativeTo: "/") : joined
+    }
+
     /// Whether `source` (a path without wildcards, as `task` names it) is declared as an output.
     public func contains(source: String, of task: IncrementalTaskSpec) -> Bool {
-        let path = FileSystem.join(task.absoluteDirectory, GlobPattern.literalPath(of: source) ?? source)
+        let path = Self.path(GlobPattern.literalPath(of: source) ?? source, in: task.absoluteDirectory)
         if paths.contains(path) { return true }
         return globs.contains { directory, pattern in
             if pattern.isAbsolute { return pattern.matches(path) }

@@ -11,8 +11,10 @@
 //     opsrun rebuilt with another loader or another encoding never trusts an old file, and the
 //     libyaml it loaded, likewise;
 //   - the magic and the format version.
-// Nothing else goes into a Manifest: `dotenv:` files and the environment are read at run time,
-// not by the loader, and there are no includes. Then the payload's own SHA-256 rules out a torn
+// Nothing else goes into a Manifest but the included manifests (SPEC §10): the decoded manifest
+// lists every file the loader read or looked for (`includedFiles`), each with its SHA-256 or its
+// absence, and is used only while every one is still what it was. `dotenv:` files and the
+// environment are read at run time, not by the loader. Then the payload's own SHA-256 rules out a torn
 // or damaged file, and the decoder checks every bound besides.
 //
 // Only a manifest that loaded without a diagnostic (the loader has no warnings: everything it
@@ -73,8 +75,19 @@ package struct ManifestCache {
             guard let length = reader.uint64() else { return nil }
             let checksum = raw[reader.index..<(reader.index + 32)]
             let payload = UnsafeRawBufferPointer(rebasing: raw[(reader.index + 32)...])
-            guard length == UInt64(payload.count), Self.digest(payload).elementsEqual(checksum) else { return nil }
-            return ManifestCodec.decode(payload)
+            guard length == UInt64(payload.count), Self.digest(payload).elementsEqual(checksum),
+                let decoded = ManifestCodec.decode(payload), Self.unchanged(decoded.manifest.includedFiles)
+            else { return nil }
+            return decoded
+        }
+    }
+
+    /// Whether every included file (or its absence) is as when the manifest was loaded.
+    static func unchanged(_ files: [IncludedFile]) -> Bool {
+        files.allSatisfy { file in
+            guard let digest = file.digest else { return !FileText.isFile(file.path) && !FileText.isDirectory(file.path) }
+            guard let bytes = FileText.readBytes(file.path) else { return false }
+            return Self.digest(bytes) == digest
         }
     }
 

@@ -45,13 +45,17 @@ public enum PlanPrinter {
     /// ```
     /// and, for the task named before `--` only, `"arguments": ["-v", "-k foo"]` after `commands`.
     /// `depfiles`: by task id, for the tasks that have one.
+    /// `shownCommands`: a task's commands as the text shows them (with the variables opsrun sets
+    /// substituted, `ShownCommand`); the JSON keeps them as written, which is what the shell runs.
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a plan.
     public static func render(
         _ plan: Plan, of graph: TaskGraph, format: OutputFormat, upToDate: Set<Int> = [],
-        arguments: [Int: [String]] = [:], depfiles: [Int: PlanDepfile] = [:]
+        arguments: [Int: [String]] = [:], depfiles: [Int: PlanDepfile] = [:],
+        shownCommands: ((Int) -> [String]?)? = nil
     ) throws(Diagnostic) -> String {
         switch format {
-        case .text: return text(plan, graph, upToDate, arguments, depfiles)
+        case .text:
+            return text(plan, graph, upToDate, arguments, depfiles, shownCommands ?? { _ in nil })
         case .json: return json(plan, graph, upToDate, arguments, depfiles)
         case .dot, .mermaid: throw OutputFormat.unsupported(format, by: "--dry-run", supported: formats)
         }
@@ -59,7 +63,7 @@ public enum PlanPrinter {
 
     static func text(
         _ plan: Plan, _ graph: TaskGraph, _ upToDate: Set<Int>, _ arguments: [Int: [String]],
-        _ depfiles: [Int: PlanDepfile]
+        _ depfiles: [Int: PlanDepfile], _ shownCommands: (Int) -> [String]?
     ) -> String {
         var out = ""
         for (k, wave) in plan.waves.enumerated() {
@@ -79,10 +83,11 @@ public enum PlanPrinter {
                 if upToDate.contains(id) { notes.append("up to date") }
                 out += "  " + graph.names[id]
                 out += notes.isEmpty ? "\n" : " (" + notes.joined(separator: ", ") + ")\n"
-                for command in task.commands {
+                let shownCommands = task.isGroup ? nil : shownCommands(id)
+                for (k, command) in task.commands.enumerated() {
                     // A multi-line command (a `|` block) keeps its later lines under the first
                     // one's text; the block's final newline would only add a blank line.
-                    let shown = ArgumentsNote.appended(to: command.value, arguments[id] ?? [])
+                    let shown = ArgumentsNote.appended(to: shownCommands?[k] ?? command.value, arguments[id] ?? [])
                     var lines = shown.split(separator: "\n", omittingEmptySubsequences: false)
                     while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
                     out += "    $ " + lines.joined(separator: "\n      ") + "\n"

@@ -28,6 +28,9 @@ public final class RunPrinter: RunObserver {
         public var terminalWidth: Int?
         /// Where grouped output too large for memory spills.
         public var temporaryDirectory: String
+        /// With `-v`: each operation's commands as echoed, the variables opsrun sets substituted
+        /// (`ShownCommand`); `nil` echoes them as written.
+        public var shownCommands: [[String]?]?
         /// The longest partial line kept before it is printed in pieces (prefixed mode).
         var lineLimit = 64 * 1024
         /// Output kept in memory per task before it spills to a temporary file (grouped, `-q`).
@@ -127,7 +130,8 @@ public final class RunPrinter: RunObserver {
         case .commandStarted(let index, let commandIndex):
             if options.verbosity == .verbose {
                 let job = specs[index].job
-                renderer.echo(index, command: ArgumentsNote.appended(to: job.commands[commandIndex], job.arguments))
+                let command = options.shownCommands?[index]?[commandIndex] ?? job.commands[commandIndex]
+                renderer.echo(index, command: ArgumentsNote.appended(to: command, job.arguments))
                 showStatus()
             }
         case .output(let index, let stream, let bytes):

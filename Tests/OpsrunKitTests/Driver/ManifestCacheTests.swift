@@ -59,6 +59,24 @@ import Testing
         #expect(try load().manifest.tasks[7].description == "Task NUMBER 7 of the generated manifest")
     }
 
+    /// SPEC §10: the cache keys on every file the loader read, and on the absence of the
+    /// optional ones it did not find.
+    @Test func anEditToAnIncludedManifestOrANewOptionalOneIsParsedAgain() throws {
+        let text = ManifestCacheFixture.yaml(tasks: 800)
+            .replacingOccurrences(of: "tasks:\n", with: "includes:\n  web: web\n  api: { path: api, optional: true }\ntasks:\n")
+        scratch.write("Tasksfile.yaml", text)
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  build: { run: echo one, desc: first }\n")
+        let first = try load()
+        #expect(scratch.exists(".opsrun/manifest.cache"))
+        #expect(first.manifest.tasks.last?.description == "first")
+        #expect(try load().manifest == first.manifest)  // a hit
+
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  build: { run: echo one, desc: other }\n")
+        #expect(try load().manifest.tasks.last?.description == "other")
+        scratch.write("api/Tasksfile.yaml", "tasks:\n  test: echo api\n")
+        #expect(try load().graph.index["api:test"] != nil)
+    }
+
     @Test func anotherDisplayNameIsAnotherKey() throws {
         scratch.write("Tasksfile.yaml", ManifestCacheFixture.yaml(tasks: 800))
         _ = try load()

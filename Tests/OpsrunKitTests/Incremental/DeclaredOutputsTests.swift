@@ -17,6 +17,16 @@ import Testing
         #expect(!declared.contains(source: "gen/other.h", of: compile))
     }
 
+    /// An included sub-project reads what the root generates as `../gen/config.h` (SPEC §10).
+    @Test func aSourceReachedThroughDotDotIsTheOutputItNames() {
+        let gen = IncrementalTaskSpec(name: "gen", commands: [], absoluteDirectory: "/p", outputs: ["gen/config.h"])
+        let web = IncrementalTaskSpec(name: "web:build", commands: [], absoluteDirectory: "/p/web", outputs: ["../out/web.txt"])
+        let declared = DeclaredOutputs(of: [gen, web])
+        #expect(declared.contains(source: "../gen/config.h", of: web))
+        #expect(declared.contains(source: "out/web.txt", of: gen))
+        #expect(!declared.contains(source: "../../gen/config.h", of: web))
+    }
+
     @Test func aNearNameBesideAMissingPathIsSuggested() {
         let scratch = ScratchDirectory()
         scratch.write("inc/config.h", "")

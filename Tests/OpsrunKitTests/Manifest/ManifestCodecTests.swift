@@ -17,10 +17,25 @@ import Testing
         for folder in folders {
             let file = Self.examples.appendingPathComponent(folder).appendingPathComponent("Tasksfile.yaml")
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
-            let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: "/examples/\(folder)")
+            let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: Self.examples.appendingPathComponent(folder).path)
             let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))), "\(folder)")
             #expect(decoded.manifest == manifest, "\(folder)")
         }
+    }
+
+    /// Includes (format 5): namespaces, included files with digests, root references, and each
+    /// included task's directory.
+    @Test func anIncludingManifestRoundTrips() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("Tasksfile.yaml", "includes: { web: web, gone: { path: gone, optional: true } }\ntasks:\n  a: { deps: [web:b, ':x'], run: echo }\n")
+        scratch.write("web/Tasksfile.yaml", "default: b\nenv: { X: y }\nqueues: { q: { max: 1 } }\ntasks:\n  b: { deps: [':a'], run: echo, queue: q }\n")
+        let text = String(decoding: scratch.bytes("Tasksfile.yaml"), as: UTF8.self)
+        let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: scratch.path)
+        #expect(manifest.namespaces.count == 1 && manifest.rootReferences.count == 1)
+        #expect(manifest.includedFiles.contains { $0.digest == nil } && manifest.includedFiles.contains { $0.digest != nil })
+        #expect(manifest.tasks[1].baseDirectory == "web")
+        let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))))
+        #expect(decoded.manifest == manifest)
     }
 
     @Test func everyFieldRoundTrips() throws {
@@ -39,7 +54,7 @@ import Testing
         let matrix = decoded.manifest.tasks[3]
         #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
         #expect(matrix.depfile?.value == "build/${SRC%.c}.d")
-        #expect(ManifestCodec.formatVersion == 4)
+        #expect(ManifestCodec.formatVersion == 5)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 

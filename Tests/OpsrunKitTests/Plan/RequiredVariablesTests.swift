@@ -20,7 +20,7 @@ import Testing
                 processEnvironment: environment, dotenv: [], manifestEnvironment: manifest.environment,
                 overrides: overrides))
         let selection = graph.closure(of: tasks.map { graph.index[$0]! })
-        return RequiredVariables.problems(selection: selection, builder: builder) { yaml }.map(\.description)
+        return RequiredVariables.problems(selection: selection, builder: builder) { _ in yaml }.map(\.description)
     }
 
     static let yaml = """
