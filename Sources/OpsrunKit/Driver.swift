@@ -32,7 +32,9 @@ public enum Driver {
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).instanceCounts
                     : []
                 status.result(try usageErrors { () throws(Diagnostic) in
-                    try ListPrinter.render(project.graph, instanceCounts: counts, format: invocation.format)
+                    try ListPrinter.render(
+                        project.graph, instanceCounts: counts,
+                        defaults: Set(project.manifest.defaultTasks.map(\.value)), format: invocation.format)
                 })
                 return .success
             case .graph:

@@ -26,7 +26,8 @@ struct OpsrunCommand: ParsableCommand {
             Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 128+N interrupted \
             by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.
             """,
-        version: OpsrunVersion.current
+        // The libyaml it runs on too: it reads every manifest, and a distribution may ship another.
+        version: OpsrunVersion.current + " (libyaml " + YAMLDocument.libraryVersion + ")"
     )
 
     @Argument(help: ArgumentHelp("Tasks to run, and NAME=VALUE variables.", valueName: "task|NAME=VALUE"))
