@@ -15,6 +15,7 @@ public enum Driver {
             status.error("error: -C \(invocation.directory ?? ""): no such directory")
             return .usage
         }
+        if invocation.action == .initialize { return StarterFile.write(invocation, in: start, status: status) }
 
         defer { Project.finishBackgroundWork() }
         do {
@@ -37,6 +38,14 @@ public enum Driver {
                         defaults: Set(project.manifest.defaultTasks.map(\.value)), format: invocation.format)
                 })
                 return .success
+            case .taskNames:
+                let graph = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
+                    : project.graph
+                status.result(graph.names.map { $0 + "\n" }.joined())
+                return .success
+            case .initialize:
+                return .usage  // handled before a manifest is looked for
             case .graph:
                 let instances = project.hasEach
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment) : nil
