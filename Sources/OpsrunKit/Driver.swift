@@ -70,6 +70,9 @@ public enum Driver {
                 }
                 status.result(text)
                 return .success
+            case .run where invocation.watch:
+                return WatchLoop(invocation: invocation, environment: environment, status: status, host: host)
+                    .run(first: project, state: state)
             case .run:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)

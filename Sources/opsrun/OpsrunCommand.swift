@@ -87,6 +87,9 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(name: [.customShort("v"), .long], help: "Echo each command before it runs.")
     var verbose = false
 
+    @Flag(name: [.customShort("w"), .long], help: "Run, then watch the sources of the tasks named and the manifest; run what is out of date after each change.")
+    var watch = false
+
     @Flag(name: .customLong("init"), help: "Write a commented starter Tasksfile.yaml here (or at -f's path); never overwrites one.")
     var initialize = false
 
@@ -105,7 +108,7 @@ struct OpsrunCommand: ParsableCommand {
         }
         // They print or write something of their own and run nothing: alone (but for -f/-C).
         for (name, given) in [("--init", initialize), ("--completions", completions != nil)] where given {
-            let others = [("--list", list), ("--graph", graph), ("--dry-run", dryRun)]
+            let others = [("--list", list), ("--graph", graph), ("--dry-run", dryRun), ("--watch", watch)]
                 .filter(\.1).map(\.0) + (arguments.isEmpty ? [] : ["task names"])
             if let other = others.first { throw ValidationError("\(name) cannot be used with \(other)") }
         }
@@ -118,9 +121,15 @@ struct OpsrunCommand: ParsableCommand {
         if let bad = arguments.first(where: { VariableArgument.split($0).map { !VariableArgument.isValidName($0.name) } ?? false }) {
             throw ValidationError(VariableArgument.invalidNameMessage(bad))
         }
+        if watch && (list || graph || dryRun) {
+            throw ValidationError("--watch runs tasks; it cannot be used with --list, --graph or --dry-run")
+        }
         let reportOptions = [("--report", report), ("--junit", junit), ("--trace", trace)].filter { $0.1 != nil }
         if let (name, _) = reportOptions.first, list || graph || dryRun {
             throw ValidationError("\(name) records a run; it cannot be used with --list, --graph or --dry-run")
+        }
+        if let (name, _) = reportOptions.first, watch {
+            throw ValidationError("\(name) records one run; --watch makes many")
         }
 
         if GraceDuration.milliseconds(grace) == nil {
@@ -179,6 +188,7 @@ struct OpsrunCommand: ParsableCommand {
         invocation.force = force
         invocation.action = list ? .list : graph ? .graph : dryRun ? .dryRun : initialize ? .initialize
             : listNames ? .taskNames : .run
+        invocation.watch = watch
         invocation.format = format ?? .text
         invocation.outputMode = output
         invocation.explain = explain

@@ -47,6 +47,7 @@ struct CompletionOption {
         .init(long: "color", value: .choices(["auto", "always", "never"]), description: "Colour"),
         .init(short: "q", long: "quiet", value: .none, description: "Print only failures and the summary"),
         .init(short: "v", long: "verbose", value: .none, description: "Echo each command before it runs"),
+        .init(short: "w", long: "watch", value: .none, description: "Run again when sources change"),
         .init(long: "init", value: .none, description: "Write a starter Tasksfile.yaml"),
         .init(long: "completions", value: .choices(CompletionShell.allCases.map(\.rawValue)), description: "Print a completion script"),
         .init(long: "version", value: .none, description: "Show the version"),

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import OpsrunCore
+import OpsrunEngine
+import OpsrunIncremental
+import OpsrunPlan
+import OpsrunProcess
+import OpsrunReport
+
+/// `-w/--watch` (SPEC §13): run, then watch the sources of the tasks asked for and the manifest;
+/// when something changes, wait for the changes to settle and run again (what is up to date is
+/// skipped, as in any run). A changed manifest is reloaded; its errors are printed and watching
+/// goes on. A termination signal ends it: during a run, as it ends any run; while waiting, at once.
+struct WatchLoop {
+    let invocation: Invocation
+    let environment: [String: String]
+    let status: Status
+    let host: ProcessHost
+
+    /// How long the files must be quiet after a change before the run starts: an editor's save,
+    /// a `git checkout`, are many events.
+    static let settleMilliseconds: Int32 = 100
+
+    func run(first: Project, state: StatePreload?) -> ExitCode {
+        guard let watcher = FileWatcher() else {
+            status.error("error: --watch: inotify is not available (\(String(cString: strerror(errno))))")
+            return .usage
+        }
+        var project = first
+        var preloaded = state
+        var runs = true
+        var watched = WatchedSources()
+        while true {
+            if runs {
+                let (code, sources) = runOnce(project, preloaded: preloaded)
+                preloaded = nil
+                if let code { return code }
+                watched = sources
+            }
+            for (directory, recursive) in watched.directories.sorted(by: { $0.key < $1.key }) {
+                watcher.watch(directory, recursive: recursive)
+            }
+            if let problem = watcher.problem { status.warning("warning: --watch: \(problem)") }
+            status.note("watching for changes (Ctrl-C to stop)")
+            let change = waitForChange(watcher, watched)
+            switch change {
+            case .signal(let signal):
+                return .interrupted(by: signal)
+            case .sources:
+                runs = true
+            case .manifest:
+                // Reloaded as at the start; while it has errors the last good one stays watched.
+                do {
+                    project = try Project.load(from: project.source)
+                    runs = true
+                } catch {
+                    status.error(error.rendered)
+                    runs = false
+                }
+            }
+        }
+    }
+
+    /// One run of `project`; an exit code when watching must end (a signal), and what to watch.
+    private func runOnce(_ project: Project, preloaded: StatePreload?) -> (ExitCode?, WatchedSources) {
+        var watched = WatchedSources()
+        watched.addManifest(project.source.path)
+        do {
+            let session = try RunSession(
+                project: project, invocation: invocation, environment: environment, preloadedState: preloaded)
+            let code = session.run(status: status, host: host)
+            if [.interrupted, .terminated, .hungUp, .quit].contains(code) { return (code, watched) }
+            for task in session.incremental?.tasks ?? [] {
+                let depfileInputs = task.depfile.map {
+                    IncrementalRun.inputs(ofDepfile: FileText.absolute($0, relativeTo: task.absoluteDirectory))
+                } ?? []
+                watched.addTask(
+                    directory: task.absoluteDirectory, sources: task.sources, outputs: task.outputs,
+                    depfileInputs: depfileInputs)
+            }
+        } catch {
+            // A task named that the reloaded manifest lacks, a required variable unset: said, and
+            // the manifest watched for the fix.
+            status.error(error.rendered)
+        }
+        return (nil, watched)
+    }
+
+    private enum Change { case sources, manifest, signal(Int32) }
+
+    /// Waits for a change that matters, then for the files to be quiet for `settleMilliseconds`.
+    private func waitForChange(_ watcher: FileWatcher, _ watched: WatchedSources) -> Change {
+        var found: Change?
+        while true {
+            let outcome = SignalWait.wait(for: watcher.descriptor, timeoutMilliseconds: found == nil ? -1 : Self.settleMilliseconds)
+            switch outcome {
+            case .signal(let signal): return .signal(signal)
+            case .timedOut: if let found { return found }
+            case .readable:
+                for change in watcher.changes() {
+                    switch change {
+                    case .overflow:
+                        found = found.map { $0 } ?? .sources
+                    case .path(let path):
+                        if watched.manifests.contains(path) {
+                            found = .manifest
+                        } else if watched.isSource(path), found == nil {
+                            found = .sources
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
