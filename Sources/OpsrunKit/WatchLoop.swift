@@ -42,7 +42,9 @@ struct WatchLoop {
                 watcher.watch(directory, recursive: recursive)
             }
             if let problem = watcher.problem { status.warning("warning: --watch: \(problem)") }
-            status.note("watching for changes (Ctrl-C to stop)")
+            status.note(watched.hasSources
+                ? "watching for changes (Ctrl-C to stop)"
+                : "watching for changes to the manifest only: the tasks asked for list no sources (Ctrl-C to stop)")
             let change = waitForChange(watcher, watched)
             switch change {
             case .signal(let signal):

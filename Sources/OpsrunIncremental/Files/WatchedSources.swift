@@ -23,6 +23,9 @@ public struct WatchedSources: Sendable {
 
     public init() {}
 
+    /// Whether any task gave sources to watch (else only the manifest is watched).
+    public var hasSources: Bool { !rules.isEmpty }
+
     /// Adds a task's sources (patterns relative to `directory`, absolute), the inputs its depfile
     /// listed, and its outputs, which are never taken for a change.
     public mutating func addTask(directory: String, sources: [String], outputs: [String], depfileInputs: [String] = []) {
