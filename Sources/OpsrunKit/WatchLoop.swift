@@ -33,13 +33,10 @@ struct WatchLoop {
         var watched = WatchedSources()
         while true {
             if runs {
-                let (code, sources) = runOnce(project, preloaded: preloaded)
+                let (code, sources) = runOnce(project, preloaded: preloaded, watcher: watcher)
                 preloaded = nil
                 if let code { return code }
                 watched = sources
-            }
-            for (directory, recursive) in watched.directories.sorted(by: { $0.key < $1.key }) {
-                watcher.watch(directory, recursive: recursive)
             }
             if let problem = watcher.problem { status.warning("warning: --watch: \(problem)") }
             status.note(watched.hasSources
@@ -65,28 +62,53 @@ struct WatchLoop {
     }
 
     /// One run of `project`; an exit code when watching must end (a signal), and what to watch.
-    private func runOnce(_ project: Project, preloaded: StatePreload?) -> (ExitCode?, WatchedSources) {
+    /// The sources are watched from before the run starts, so that a change made while it runs
+    /// starts the next one; the inputs its depfiles list, once more after it.
+    private func runOnce(_ project: Project, preloaded: StatePreload?, watcher: FileWatcher) -> (ExitCode?, WatchedSources) {
         var watched = WatchedSources()
         watched.addManifest(project.source.path)
         do {
             let session = try RunSession(
                 project: project, invocation: invocation, environment: environment, preloadedState: preloaded)
+            let tasks = session.incremental?.tasks ?? []
+            var sources = Self.sources(of: tasks, manifest: project.source.path)
+            Self.watch(sources, with: watcher)
             let code = session.run(status: status, host: host)
             if [.interrupted, .terminated, .hungUp, .quit].contains(code) { return (code, watched) }
-            for task in session.incremental?.tasks ?? [] {
-                let depfileInputs = task.depfile.map {
-                    IncrementalRun.inputs(ofDepfile: FileText.absolute($0, relativeTo: task.absoluteDirectory))
-                } ?? []
-                watched.addTask(
-                    directory: task.absoluteDirectory, sources: task.sources, outputs: task.outputs,
-                    depfileInputs: depfileInputs)
+            if tasks.contains(where: { $0.depfile != nil }) {
+                sources = Self.sources(of: tasks, manifest: project.source.path)
+                Self.watch(sources, with: watcher)
             }
+            watched = sources
         } catch {
             // A task named that the reloaded manifest lacks, a required variable unset: said, and
             // the manifest watched for the fix.
             status.error(error.rendered)
         }
+        Self.watch(watched, with: watcher)
         return (nil, watched)
+    }
+
+    /// What to watch for `tasks` (the run's, with their sources) and the manifest: the inputs
+    /// their depfiles list now included.
+    private static func sources(of tasks: [IncrementalTaskSpec], manifest: String) -> WatchedSources {
+        var watched = WatchedSources()
+        watched.addManifest(manifest)
+        for task in tasks {
+            let depfileInputs = task.depfile.map {
+                IncrementalRun.inputs(ofDepfile: FileText.absolute($0, relativeTo: task.absoluteDirectory))
+            } ?? []
+            watched.addTask(
+                directory: task.absoluteDirectory, sources: task.sources, outputs: task.outputs,
+                depfileInputs: depfileInputs)
+        }
+        return watched
+    }
+
+    private static func watch(_ watched: WatchedSources, with watcher: FileWatcher) {
+        for (directory, recursive) in watched.directories.sorted(by: { $0.key < $1.key }) {
+            watcher.watch(directory, recursive: recursive)
+        }
     }
 
     private enum Change { case sources, manifest, signal(Int32) }

@@ -13,7 +13,8 @@ public final class FileWatcher {
     /// Watch descriptor → the directory's path, and whether directories made under it are
     /// watched too.
     private var watched: [Int32: (path: String, recursive: Bool)] = [:]
-    private var watchedPaths: Set<String> = []
+    /// Each watched directory's path, and whether it is watched with its subdirectories.
+    private var watchedPaths: [String: Bool] = [:]
     /// The first directory that could not be watched and why (the inotify limit, most often).
     public private(set) var problem: String?
 
@@ -36,7 +37,9 @@ public final class FileWatcher {
     /// Watches `directory`, and with `recursive` every directory beneath it (but `.git` and
     /// `.opsrun`, which change all the time and hold no sources). A missing directory is skipped.
     public func watch(_ directory: String, recursive: Bool) {
-        guard !watchedPaths.contains(directory) else { return }
+        // Watched already, as deeply: nothing to do. Watched without its subdirectories and now
+        // asked for with them: the same watch (inotify returns it again), then the walk.
+        if let known = watchedPaths[directory], known || !recursive { return }
         let handle = inotify_add_watch(descriptor, directory, Self.events | UInt32(IN_ONLYDIR))
         guard handle >= 0 else {
             if errno != ENOENT && errno != ENOTDIR && problem == nil {
@@ -45,7 +48,7 @@ public final class FileWatcher {
             return
         }
         watched[handle] = (directory, recursive)
-        watchedPaths.insert(directory)
+        watchedPaths[directory] = recursive
         guard recursive, let entries = opendir(directory) else { return }
         defer { closedir(entries) }
         while let entry = readdir(entries) {
@@ -82,7 +85,7 @@ public final class FileWatcher {
                     if event.mask & UInt32(IN_IGNORED) != 0 {
                         // The directory itself went away.
                         watched[event.wd] = nil
-                        watchedPaths.remove(directory.path)
+                        watchedPaths[directory.path] = nil
                         continue
                     }
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
