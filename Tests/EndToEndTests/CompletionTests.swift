@@ -99,19 +99,31 @@ import Testing
         #expect(fish("opsrun -f sub/c") == ["sub/ci.yaml"])
     }
 
-    /// zsh completes only inside its line editor; the script is checked by zsh's own parser and
-    /// loaded under compinit.
+    /// zsh completes only inside its line editor: the script is checked by zsh's parser, loaded
+    /// under compinit, and its task-name function called as the completion system would, with
+    /// `compadd` standing in to print what it is given (zsh then filters by the word typed).
     @Test(.enabled(if: hasZsh, "zsh is not installed (.ci/run installs it)"))
-    func zshLoadsTheScript() throws {
+    func zshLoadsTheScriptAndOffersTheTasksOfTheManifestTheLineNames() throws {
         let script = """
-            bin=$1; "$bin" --completions zsh > "$TMPDIR_/_opsrun" && zsh -n "$TMPDIR_/_opsrun" || exit 3
-            fpath=("$TMPDIR_" $fpath); autoload -Uz compinit && compinit -u -d "$TMPDIR_/.zcompdump" || exit 4
-            source "$TMPDIR_/_opsrun" && (( $+_comps[opsrun] )) && (( $+functions[_opsrun_tasks] )) || exit 5
+            bin=$1; path=(${bin:h} $path)
+            "$bin" --completions zsh > "$TMPDIR_/_opsrun" && zsh -n "$TMPDIR_/_opsrun" || exit 3
+            autoload -Uz compinit && compinit -u -d "$TMPDIR_/.zcompdump" || exit 4
+            source "$TMPDIR_/_opsrun" && (( $+_comps[opsrun] )) || exit 5
+            compadd() { [[ $1 == -a ]] && print -l -- ${(P)2} }
+            _call_program() { shift; eval "$@" }
+            words=(opsrun -C sub w); CURRENT=4; _opsrun_tasks
+            print -- --
+            words=(opsrun -f sub/ci.yaml -j 2 ''); CURRENT=6; _opsrun_tasks
+            print -- --
+            words=(opsrun ''); CURRENT=2; _opsrun_tasks
             """
         let directory = try project()
         let result = OpsrunBinary.run(
-            launcher: ["/usr/bin/zsh", "-f", "-c", script, "zsh"], [], in: directory.url, environment: ["TMPDIR_": directory.url.path])
+            launcher: ["/usr/bin/zsh", "-f", "-c", script, "zsh"], [], in: directory.url,
+            environment: ["TMPDIR_": directory.url.path])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let names = "build\nweb:build\nweb:test\ncompile\ncompile[a.c]\ncompile[b.c]\n"
+        #expect(result.stdout == names + "--\n" + names + "--\nrootonly\n")
     }
 }
 
