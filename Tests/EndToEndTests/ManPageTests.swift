@@ -7,12 +7,14 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardized
 
-    /// The generator the `GenerateManual` plugin runs, built by `swift build --product
-    /// generate-manual` (Tests/all.sh and `opsrun man` build it).
+    /// The generator the `GenerateManual` plugin runs: `generate-manual`, built by `swift build
+    /// --product generate-manual` (Tests/all.sh and `opsrun man` build it), or the copy the
+    /// plugin builds for itself, `generate-manual-tool`.
     static var generator: String? {
         let besideOpsrun = URL(fileURLWithPath: OpsrunBinary.path).deletingLastPathComponent()
-        return [besideOpsrun, repository.appendingPathComponent(".build/debug")]
-            .map { $0.appendingPathComponent("generate-manual-tool").path }
+        let directories = [besideOpsrun, repository.appendingPathComponent(".build/debug")]
+        return ["generate-manual", "generate-manual-tool"]
+            .flatMap { name in directories.map { $0.appendingPathComponent(name).path } }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
