@@ -34,8 +34,10 @@ import Testing
             contentsOf: Self.repository.appendingPathComponent("docs/opsrun.1"), encoding: .utf8)
         #expect(result.stdout.contains(".Nm opsrun\n"))
         let (old, new) = (undated(committed), undated(result.stdout))
-        let firstDifference = zip(old, new).first { $0 != $1 }.map { "'\($0)' where the generator writes '\($1)'" }
-            ?? "\(old.count) lines where the generator writes \(new.count)"
-        #expect(old == new, "docs/opsrun.1 is out of date (\(firstDifference)): run 'opsrun man'")
+        // The first difference only: the whole pages would bury it.
+        let difference: String? = old == new ? nil
+            : zip(old, new).first { $0 != $1 }.map { "'\($0)' where the generator writes '\($1)'" }
+                ?? "\(old.count) lines where the generator writes \(new.count)"
+        #expect(difference == nil, "docs/opsrun.1 is out of date: run 'opsrun man'")
     }
 }
