@@ -65,6 +65,7 @@ import Testing
             "tasks:\n  a: { run: echo, timeout: soon }\n",
             "queues:\n  net: { max: 2, min: 1 }\ntasks:\n  a: echo\n",
             "tasks:\n  a: { run: echo, each: { 1X: [a] } }\n",
+            "tasks:\n  -a: echo\n  b=c: echo\n",
         ]
         let good = [
             "x-common: &common { run: echo, retries: 1 }\ntasks:\n  a: *common\n  b: { <<: *common, desc: 1.10, allow_failure: yes }\n  c: true\n",
