@@ -31,6 +31,7 @@ struct WatchLoop {
         var preloaded = state
         var runs = true
         var watched = WatchedSources()
+        var warned = false
         while true {
             if runs {
                 let (code, sources) = runOnce(project, preloaded: preloaded, watcher: watcher)
@@ -38,7 +39,11 @@ struct WatchLoop {
                 if let code { return code }
                 watched = sources
             }
-            if let problem = watcher.problem { status.warning("warning: --watch: \(problem)") }
+            if let problem = watcher.problem, !warned {
+                // Once: the same limit would be met again at every run.
+                status.warning("warning: --watch: \(problem); changes there are not seen")
+                warned = true
+            }
             status.note(watched.hasSources
                 ? "watching for changes (Ctrl-C to stop)"
                 : "watching for changes to the manifest only: the tasks asked for list no sources (Ctrl-C to stop)")
