@@ -47,6 +47,16 @@ public enum FileText {
         }
     }
 
+    /// Writes `bytes` to a new file at `path`, never replacing one (`O_EXCL`: a file made
+    /// meanwhile, or a symlink, is not followed or overwritten). Returns `errno` on failure
+    /// (`EEXIST` when something is there), nil on success.
+    public static func createNew(_ path: String, _ bytes: [UInt8]) -> Int32? {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return errno }
+        defer { Glibc.close(descriptor) }
+        return writeAll(descriptor, bytes) ? nil : errno
+    }
+
     /// Writes all of `bytes` to `descriptor`, retrying after interrupts and short writes; `false`
     /// (with `errno` set) on any other error.
     public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {

@@ -146,3 +146,10 @@ extension IncrementalRun {
         return String(path)
     }
 }
+
+extension IncrementalRun {
+    /// The files the depfile at `path` lists (for `--watch`); empty when it is missing or unreadable.
+    public static func inputs(ofDepfile path: String) -> [String] {
+        (try? depfileInputs(at: path).get()) ?? []
+    }
+}

@@ -15,6 +15,7 @@ public enum Driver {
             status.error("error: -C \(invocation.directory ?? ""): no such directory")
             return .usage
         }
+        if invocation.action == .initialize { return StarterFile.write(invocation, in: start, status: status) }
 
         defer { Project.finishBackgroundWork() }
         do {
@@ -33,9 +34,19 @@ public enum Driver {
                     : []
                 status.result(try usageErrors { () throws(Diagnostic) in
                     try ListPrinter.render(
-                        project.graph, instanceCounts: counts, namespaces: project.manifest.namespaces, format: invocation.format)
+                        project.graph, instanceCounts: counts,
+                        defaults: Set(project.manifest.defaultTasks.map(\.value)), namespaces: project.manifest.namespaces,
+                        format: invocation.format)
                 })
                 return .success
+            case .taskNames:
+                let graph = project.hasEach
+                    ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
+                    : project.graph
+                status.result(graph.names.map { $0 + "\n" }.joined())
+                return .success
+            case .initialize:
+                return .usage  // handled before a manifest is looked for
             case .graph:
                 let instances = project.hasEach
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment) : nil
@@ -60,6 +71,9 @@ public enum Driver {
                 }
                 status.result(text)
                 return .success
+            case .run where invocation.watch:
+                return WatchLoop(invocation: invocation, environment: environment, status: status, host: host)
+                    .run(first: project, state: state)
             case .run:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)

@@ -5,7 +5,13 @@ import OpsrunReport
 
 /// Everything one `opsrun` command line asks for, as plain values. The executable fills it in.
 public struct Invocation: Sendable {
-    public enum Action: Sendable { case run, list, graph, dryRun }
+    public enum Action: Sendable {
+        case run, list, graph, dryRun
+        /// `--init`: write a starter manifest (SPEC §14).
+        case initialize
+        /// The task and instance names, one a line: what the completion scripts offer.
+        case taskNames
+    }
 
     /// Task names as given, in order.
     public var targets: [String] = []
@@ -27,6 +33,9 @@ public struct Invocation: Sendable {
     public var graceMilliseconds = 5000
     public var color: ColorChoice = .auto
     public var verbosity: Verbosity = .normal
+    /// `-w/--watch` (SPEC §13): run, then run again what is out of date whenever a source of the
+    /// tasks asked for, or the manifest, changes.
+    public var watch = false
     /// `--report`, `--junit`, `--trace` (SPEC §8): files written when the run ends, as given.
     public var reportFiles: [(ReportFiles.Kind, String)] = []
 

@@ -143,6 +143,8 @@ public enum ManifestLoader {
         _ checker: inout ManifestChecker
     ) -> (order: [String], set: Set<String>)? {
         guard let entry else {
+            // A root that only gathers its sub-projects (`includes:` alone) is a whole manifest.
+            if !includeNamespaces.isEmpty { return ([], []) }
             checker.error("the manifest has no 'tasks' mapping", at: root.location)
             return nil
         }

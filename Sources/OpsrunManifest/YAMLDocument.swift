@@ -24,6 +24,9 @@ public enum YAMLDocument {
         return try reader.read(text)
     }
 
+    /// The version of the libyaml this process runs on (`0.2.5`), as the loaded library says.
+    public static var libraryVersion: String { String(cString: yaml_get_version_string()) }
+
     /// The file libyaml was loaded from: the shared library, or the executable when it is linked
     /// in. Parsing depends on it: the manifest cache keys on it. Asked of the dynamic loader
     /// (`dladdr` on one of libyaml's functions), which names a shared library by an absolute path;

@@ -26,7 +26,8 @@ struct OpsrunCommand: ParsableCommand {
             Exit status: 0 success, 1 a task failed, 2 usage or manifest error, 128+N interrupted \
             by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.
             """,
-        version: OpsrunVersion.current
+        // The libyaml it runs on too: it reads every manifest, and a distribution may ship another.
+        version: OpsrunVersion.current + " (libyaml " + YAMLDocument.libraryVersion + ")"
     )
 
     @Argument(help: ArgumentHelp("Tasks to run, and NAME=VALUE variables.", valueName: "task|NAME=VALUE"))
@@ -86,12 +87,33 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(name: [.customShort("v"), .long], help: "Echo each command before it runs.")
     var verbose = false
 
+    @Flag(name: [.customShort("w"), .long], help: "Run, then watch the sources of the tasks named and the manifest; run what is out of date after each change.")
+    var watch = false
+
+    @Flag(name: .customLong("init"), help: "Write a commented starter Tasksfile.yaml here (or at -f's path); never overwrites one.")
+    var initialize = false
+
+    @Option(help: ArgumentHelp("Print a completion script for bash, zsh or fish.", valueName: "shell"))
+    var completions: CompletionShell?
+
+    /// What the completion scripts call: the task and instance names, one a line.
+    @Flag(name: .customLong("list-names"), help: ArgumentHelp("Print the task names, one a line (for completion scripts).", visibility: .private))
+    var listNames = false
+
     mutating func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, not \(jobs)") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         if [list, graph, dryRun].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --list, --graph and --dry-run")
         }
+        // They print or write something of their own and run nothing: alone (but for -f/-C).
+        for (name, given) in [("--init", initialize), ("--completions", completions != nil)] where given {
+            let others = [("--list", list), ("--graph", graph), ("--dry-run", dryRun), ("--watch", watch)]
+                .filter(\.1).map(\.0) + (arguments.isEmpty ? [] : ["task names"])
+            if let other = others.first { throw ValidationError("\(name) cannot be used with \(other)") }
+        }
+        if initialize && completions != nil { throw ValidationError("--init cannot be used with --completions") }
+
         if let format, !(list || graph || dryRun) {
             // Otherwise `--format json` alone would run the default task, printing no JSON.
             throw ValidationError("--format \(format.rawValue) applies to --list, --graph and --dry-run; a run has no format")
@@ -99,10 +121,17 @@ struct OpsrunCommand: ParsableCommand {
         if let bad = arguments.first(where: { VariableArgument.split($0).map { !VariableArgument.isValidName($0.name) } ?? false }) {
             throw ValidationError(VariableArgument.invalidNameMessage(bad))
         }
+        if watch && (list || graph || dryRun) {
+            throw ValidationError("--watch runs tasks; it cannot be used with --list, --graph or --dry-run")
+        }
         let reportOptions = [("--report", report), ("--junit", junit), ("--trace", trace)].filter { $0.1 != nil }
         if let (name, _) = reportOptions.first, list || graph || dryRun {
             throw ValidationError("\(name) records a run; it cannot be used with --list, --graph or --dry-run")
         }
+        if let (name, _) = reportOptions.first, watch {
+            throw ValidationError("\(name) records one run; --watch makes many")
+        }
+
         if GraceDuration.milliseconds(grace) == nil {
             throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
         }
@@ -121,6 +150,10 @@ struct OpsrunCommand: ParsableCommand {
     static func parseInvocation(_ arguments: [String]) throws -> Invocation {
         let (options, taskArguments) = splitAtTerminator(arguments)
         let command = try parse(options)
+        if let script = command.completionScript() {
+            Terminal.standardOutput.write(script)
+            throw ArgumentParser.ExitCode.success
+        }
         try command.validate(taskArguments: taskArguments)
         return command.invocation(taskArguments: taskArguments)
     }
@@ -153,7 +186,9 @@ struct OpsrunCommand: ParsableCommand {
         invocation.jobs = jobs ?? Invocation.processorCount
         invocation.keepGoing = keepGoing
         invocation.force = force
-        invocation.action = list ? .list : graph ? .graph : dryRun ? .dryRun : .run
+        invocation.action = list ? .list : graph ? .graph : dryRun ? .dryRun : initialize ? .initialize
+            : listNames ? .taskNames : .run
+        invocation.watch = watch
         invocation.format = format ?? .text
         invocation.outputMode = output
         invocation.explain = explain
@@ -168,6 +203,11 @@ struct OpsrunCommand: ParsableCommand {
 
     func run() throws {
         throw ArgumentParser.ExitCode(Self.run(invocation()))
+    }
+
+    /// `--completions SHELL` prints the script and nothing else; nil for every other command line.
+    func completionScript() -> String? {
+        completions.map { CompletionScript.text(for: $0) }
     }
 
     /// Runs `invocation`. `opsrun help` prints the help when the manifest has no task `help`
@@ -215,3 +255,4 @@ struct OpsrunCommand: ParsableCommand {
 extension OutputFormat: ExpressibleByArgument {}
 extension OutputMode: ExpressibleByArgument {}
 extension ColorChoice: ExpressibleByArgument {}
+extension CompletionShell: ExpressibleByArgument {}

@@ -101,7 +101,7 @@ import Testing
             compile (3 instances)  Compile each file
             test (4 instances)
             none (0 instances)
-            link
+            link (default)
 
             """)
         let json = try project.run("--list", "--format", "json")

@@ -87,7 +87,7 @@ import Testing
         #expect(dot.stderr == "error: --format dot does not apply to --list; use text or json\n")
     }
 
-    @Test func listShowsEveryTaskWithItsDescriptionAligned() throws {
+    @Test func listShowsEveryTaskWithItsDescriptionAlignedAndTheDefaultMarked() throws {
         let result = try OpsrunBinary.run(["--list"], in: OpsrunBinary.examples.appendingPathComponent("pipeline"))
         #expect(result.status == 0)
         #expect(result.stdout == """
@@ -97,7 +97,7 @@ import Testing
             integration:api  Integration tests against the API
             integration:db   Integration tests against the database
             package          Make the release archive
-            ci               Everything CI runs
+            ci (default)     Everything CI runs
 
             """)
     }

@@ -70,7 +70,7 @@ import Testing
         #expect(nowhere.stdout.hasPrefix("OVERVIEW: "))
     }
 
-    /// SPEC §9: `--version` prints opsrun's version alone and exits 0, without looking for a
+    /// SPEC §9: `--version` prints opsrun's version and the libyaml it runs on, and exits 0, without looking for a
     /// manifest or running anything.
     @Test func versionPrintsTheVersionAndRunsNothing() throws {
         let project = try TemporaryProject("default: hello\ntasks:\n  hello: touch ran\n")
@@ -78,7 +78,7 @@ import Testing
             let result = try OpsrunBinary.run(["--version"], in: directory)
             #expect(result.status == 0)
             #expect(result.stdout == OpsrunCommand.configuration.version + "\n")
-            #expect(result.stdout.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(result.stdout)")
+            #expect(result.stdout.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+ \(libyaml [0-9]+\.[0-9]+\.[0-9]+\)\n/) != nil, "\(result.stdout)")
             #expect(result.stderr == "")
         }
         #expect(!FileManager.default.fileExists(atPath: project.path("ran")))

@@ -50,6 +50,14 @@ import Testing
         scratch.write("services/api/Tasksfile.yaml", "tasks:\n  test: { deps: [':codegen'], run: test }\n")
     }
 
+    @Test func aRootThatOnlyIncludesNeedsNoTasksOfItsOwn() throws {
+        scratch.write("Tasksfile.yaml", "includes:\n  web: web\n")
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  build: make\n")
+        #expect(try load().tasks.map(\.name) == ["web:build"])
+        scratch.write("Tasksfile.yaml", "env: { A: b }\n")
+        #expect(errors() == ["Tasksfile.yaml:1:1: error: the manifest has no 'tasks' mapping"])
+    }
+
     @Test func includedTasksAreNamedInTheirNamespaceAndTheirDepsMeanTheirOwnTasks() throws {
         writeMonorepo()
         let manifest = try load()

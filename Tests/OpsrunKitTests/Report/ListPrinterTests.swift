@@ -36,7 +36,8 @@ import Testing
                       "name": "fetch",
                       "desc": "Download the sources",
                       "deps": [],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     },
                     {
                       "name": "compile",
@@ -44,7 +45,8 @@ import Testing
                       "deps": [
                         "fetch"
                       ],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     },
                     {
                       "name": "docs",
@@ -52,13 +54,15 @@ import Testing
                       "deps": [
                         "fetch"
                       ],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     },
                     {
                       "name": "lint",
                       "desc": null,
                       "deps": [],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     },
                     {
                       "name": "build",
@@ -67,7 +71,8 @@ import Testing
                         "compile",
                         "docs"
                       ],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     }
                   ]
                 }
@@ -86,12 +91,29 @@ import Testing
                       "name": "x",
                       "desc": "say \\"hi\\"\\\\\\t\\u0001é",
                       "deps": [],
-                      "instances": null
+                      "instances": null,
+                      "default": false
                     }
                   ]
                 }
 
                 """)
+    }
+
+    @Test func textMarksTheDefaultTasksAndCountsInstances() throws {
+        var b = ManifestBuilder()
+        b.task("compile", desc: "Compile one file")
+        b.task("build", desc: "Build it")
+        b.task("test")
+        #expect(
+            try ListPrinter.render(b.graph, instanceCounts: [3, nil, 1], defaults: ["build", "compile"], format: .text) == """
+                compile (default, 3 instances)  Compile one file
+                build (default)                 Build it
+                test (1 instance)
+
+                """)
+        let json = try ListPrinter.render(b.graph, instanceCounts: [3, nil, 1], defaults: ["build"], format: .json)
+        #expect(json.contains("\"name\": \"build\",\n      \"desc\": \"Build it\",\n      \"deps\": [],\n      \"instances\": null,\n      \"default\": true\n"))
     }
 
     @Test func emptyManifestListsNothing() throws {

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import OpsrunCore
+import OpsrunEngine
+import OpsrunIncremental
+import OpsrunPlan
+import OpsrunProcess
+import OpsrunReport
+
+/// `-w/--watch` (SPEC §13): run, then watch the sources of the tasks asked for and the manifest;
+/// when something changes, wait for the changes to settle and run again (what is up to date is
+/// skipped, as in any run). A changed manifest is reloaded; its errors are printed and watching
+/// goes on. A termination signal ends it: during a run, as it ends any run; while waiting, at once.
+struct WatchLoop {
+    let invocation: Invocation
+    let environment: [String: String]
+    let status: Status
+    let host: ProcessHost
+
+    /// How long the files must be quiet after a change before the run starts: an editor's save,
+    /// a `git checkout`, are many events.
+    static let settleMilliseconds: Int32 = 100
+
+    func run(first: Project, state: StatePreload?) -> ExitCode {
+        guard let watcher = FileWatcher() else {
+            status.error("error: --watch: inotify is not available (\(String(cString: strerror(errno))))")
+            return .usage
+        }
+        var project = first
+        var preloaded = state
+        var runs = true
+        var watched = WatchedSources()
+        var warned = false
+        while true {
+            if runs {
+                let (code, sources) = runOnce(project, preloaded: preloaded, watcher: watcher)
+                preloaded = nil
+                if let code { return code }
+                watched = sources
+            }
+            if let problem = watcher.problem, !warned {
+                // Once: the same limit would be met again at every run.
+                status.warning("warning: --watch: \(problem); changes there are not seen")
+                warned = true
+            }
+            status.note(watched.hasSources
+                ? "watching for changes (Ctrl-C to stop)"
+                : "watching for changes to the manifest only: the tasks asked for list no sources (Ctrl-C to stop)")
+            let change = waitForChange(watcher, watched)
+            switch change {
+            case .signal(let signal):
+                return .interrupted(by: signal)
+            case .sources:
+                runs = true
+            case .manifest:
+                // Reloaded as at the start; while it has errors the last good one stays watched.
+                do {
+                    project = try Project.load(from: project.source)
+                    runs = true
+                } catch {
+                    status.error(error.rendered)
+                    runs = false
+                }
+            }
+        }
+    }
+
+    /// One run of `project`; an exit code when watching must end (a signal), and what to watch.
+    /// The sources are watched from before the run starts, so that a change made while it runs
+    /// starts the next one; the inputs its depfiles list, once more after it.
+    private func runOnce(_ project: Project, preloaded: StatePreload?, watcher: FileWatcher) -> (ExitCode?, WatchedSources) {
+        // The root manifest and every file its `includes` read or looked for.
+        let manifests = [project.source.path] + project.manifest.includedFiles.map(\.path)
+        var watched = WatchedSources()
+        for manifest in manifests { watched.addManifest(manifest) }
+        do {
+            let session = try RunSession(
+                project: project, invocation: invocation, environment: environment, preloadedState: preloaded)
+            let tasks = session.incremental?.tasks ?? []
+            var sources = Self.sources(of: tasks, manifests: manifests)
+            Self.watch(sources, with: watcher)
+            let code = session.run(status: status, host: host)
+            if [.interrupted, .terminated, .hungUp, .quit].contains(code) { return (code, watched) }
+            if tasks.contains(where: { $0.depfile != nil }) {
+                sources = Self.sources(of: tasks, manifests: manifests)
+                Self.watch(sources, with: watcher)
+            }
+            watched = sources
+        } catch {
+            // A task named that the reloaded manifest lacks, a required variable unset: said, and
+            // the manifest watched for the fix.
+            status.error(error.rendered)
+        }
+        Self.watch(watched, with: watcher)
+        return (nil, watched)
+    }
+
+    /// What to watch for `tasks` (the run's, with their sources) and the manifest: the inputs
+    /// their depfiles list now included.
+    private static func sources(of tasks: [IncrementalTaskSpec], manifests: [String]) -> WatchedSources {
+        var watched = WatchedSources()
+        for manifest in manifests { watched.addManifest(manifest) }
+        for task in tasks {
+            let depfileInputs = task.depfile.map {
+                IncrementalRun.inputs(ofDepfile: FileText.absolute($0, relativeTo: task.absoluteDirectory))
+            } ?? []
+            watched.addTask(
+                directory: task.absoluteDirectory, sources: task.sources, outputs: task.outputs,
+                depfileInputs: depfileInputs)
+        }
+        return watched
+    }
+
+    private static func watch(_ watched: WatchedSources, with watcher: FileWatcher) {
+        for (directory, recursive) in watched.directories.sorted(by: { $0.key < $1.key }) {
+            watcher.watch(directory, recursive: recursive)
+        }
+    }
+
+    private enum Change { case sources, manifest, signal(Int32) }
+
+    /// Waits for a change that matters, then for the files to be quiet for `settleMilliseconds`.
+    private func waitForChange(_ watcher: FileWatcher, _ watched: WatchedSources) -> Change {
+        var found: Change?
+        while true {
+            let outcome = SignalWait.wait(for: watcher.descriptor, timeoutMilliseconds: found == nil ? -1 : Self.settleMilliseconds)
+            switch outcome {
+            case .signal(let signal): return .signal(signal)
+            case .timedOut: if let found { return found }
+            case .readable:
+                for change in watcher.changes() {
+                    switch change {
+                    case .overflow:
+                        found = found.map { $0 } ?? .sources
+                    case .path(let path):
+                        if watched.manifests.contains(path) {
+                            found = .manifest
+                        } else if watched.isSource(path), found == nil {
+                            found = .sources
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
