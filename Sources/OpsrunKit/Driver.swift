@@ -43,7 +43,9 @@ public enum Driver {
                 let graph = project.hasEach
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
                     : project.graph
-                status.result(graph.names.map { $0 + "\n" }.joined())
+                // A namespace with a `default` is a name too: `opsrun web` runs web's default.
+                let namespaces = project.manifest.namespaces.filter { !$0.defaultTasks.isEmpty }.map(\.name)
+                status.result((graph.names + namespaces).map { $0 + "\n" }.joined())
                 return .success
             case .initialize:
                 return .usage  // handled before a manifest is looked for

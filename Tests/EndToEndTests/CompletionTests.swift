@@ -47,6 +47,15 @@ import Testing
         #expect(try bashCompletes("opsrun -C sub compile[b", in: project) == ["compile[b.c]"])
     }
 
+    @Test func bashCompletesIncludedTasksAndANamespaceWithADefault() throws {
+        let project = try TemporaryProject(
+            "includes:\n  app: app\n  lib: lib\ntasks:\n  all: { deps: [app:build] }\n",
+            files: ["app/Tasksfile.yaml": "default: build\ntasks:\n  build: echo a\n", "lib/Tasksfile.yaml": "tasks:\n  test: echo l\n"])
+        #expect(try bashCompletes("opsrun a", in: project) == ["all", "app:build", "app"])
+        // lib has no default: `opsrun lib` would be an error, so it is not offered.
+        #expect(try bashCompletes("opsrun l", in: project) == ["lib:test"])
+    }
+
     @Test func bashCompletesOptionsValuesAndPaths() throws {
         let project = try project()
         #expect(try bashCompletes("opsrun --li", in: project) == ["--list"])
