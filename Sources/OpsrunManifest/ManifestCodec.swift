@@ -20,8 +20,9 @@ import OpsrunEngine
 public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
     /// 1: the first layout. 2: one of `each` (with `instance`), `requires` or `depfile`, on three
-    /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
-    public static let formatVersion: UInt32 = 4
+    /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`. 5: and
+    /// `service` (with `ready`, `ready_timeout`) and `cleanup`.
+    public static let formatVersion: UInt32 = 5
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -124,6 +125,12 @@ private struct ManifestWriter {
             }
         }
         optional(t.depfile) { $0.located($1) }
+        optional(t.service) { w, service in
+            w.location(service.location)
+            w.optional(service.ready) { $0.located($1) }
+            w.signed(service.readyTimeoutMilliseconds)
+        }
+        array(t.cleanup) { $0.located($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -281,6 +288,12 @@ private struct ManifestReader {
             return TaskInstance(task: task, values: values)
         }
         t.depfile = try optional { r throws(Malformed) in try r.located() }
+        t.service = try optional { r throws(Malformed) in
+            let location = try r.location()
+            let ready = try r.optional { r throws(Malformed) in try r.located() }
+            return ServiceSpec(location: location, ready: ready, readyTimeoutMilliseconds: try r.signed())
+        }
+        t.cleanup = try array { r throws(Malformed) in try r.located() }
         return ids
     }
 

@@ -55,6 +55,11 @@ public struct OperationBuilder {
             if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
                 job.outputDirectories = incremental[i].outputDirectories
             }
+            if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map(\.value) }
+            if let service = task.service {
+                job.service = ServiceReadiness(
+                    probe: service.ready?.value, timeoutMilliseconds: service.readyTimeoutMilliseconds)
+            }
             specs.append(OperationSpec(
                 name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
                 priority: task.priority, queue: task.queue.flatMap { queueIndex[$0.value] },

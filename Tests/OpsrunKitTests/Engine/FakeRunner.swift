@@ -89,6 +89,13 @@ final class FakeRunner: CommandRunner {
         }
     }
 
+    func terminate(jobID: Int) {
+        for index in running.indices where running[index].job.id == jobID {
+            running[index].endTick = now
+            running[index].killedBy = 15
+        }
+    }
+
     private func result(of job: Running) -> JobResult {
         let scripted = terminations[job.job.taskName] ?? []
         let termination =

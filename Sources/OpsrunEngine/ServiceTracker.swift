@@ -1,0 +1,49 @@
+/// Which tasks need which service, and where each service is (SPEC §11). Made only for a run that
+/// has services: a run without them pays nothing.
+struct ServiceTracker {
+    /// Per operation, the services it depends on, directly or through others (empty for most).
+    let servicesOf: [[Int]]
+    /// Per service, its transitive dependents, nearest first.
+    let users: [Int: [Int]]
+    /// Per service, its users that have not ended yet; at zero it is stopped.
+    var remainingUsers: [Int: Int]
+    /// When each service became ready.
+    var readyAt: [Int: UInt64] = [:]
+    /// Ready services whose process still runs (they hold no `-j` slot).
+    var live = Set<Int>()
+    /// Services the engine asked the runner to stop: their end is `stopped`, not a failure.
+    var stopRequested = Set<Int>()
+    /// Running dependents terminated because this service exited, by dependent.
+    var failedBecauseOf: [Int: Int] = [:]
+
+    init(specs: [OperationSpec], graph: DependencyGraph) {
+        var servicesOf = [[Int]](repeating: [], count: specs.count)
+        var users: [Int: [Int]] = [:]
+        var seen = [Bool](repeating: false, count: specs.count)
+        for service in specs.indices where specs[service].isService {
+            // Breadth first, so the list runs from the nearest dependents outwards.
+            var found: [Int] = []
+            var head = 0
+            var frontier = [service]
+            while head < frontier.count {
+                let parent = frontier[head]
+                head += 1
+                for dependent in graph.dependents(of: parent) where !seen[dependent] {
+                    seen[dependent] = true
+                    found.append(dependent)
+                    frontier.append(dependent)
+                }
+            }
+            for user in found {
+                seen[user] = false
+                servicesOf[user].append(service)
+            }
+            users[service] = found
+        }
+        self.servicesOf = servicesOf
+        self.users = users
+        remainingUsers = users.mapValues(\.count)
+    }
+
+    var hasLive: Bool { !live.isEmpty }
+}
