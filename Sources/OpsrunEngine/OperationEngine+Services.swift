@@ -30,6 +30,11 @@ extension OperationEngine {
         services = tracker
         let stopped = tracker.stopRequested.contains(index)
         if !wasReady { releaseSlot(index) }
+        if let cause = tracker.failedBecauseOf[index], !stopped {
+            // A service that needed another, which exited.
+            let exit = lastResults[cause]?.termination ?? .exited(255)
+            lastResults[index]?.serviceFailure = .serviceExited(name: specs[cause].name, exit)
+        }
         if stopped || (wasReady && signal != nil) {
             end(index, .finished(.stopped))
         } else if let signal {
@@ -48,31 +53,36 @@ extension OperationEngine {
     }
 
     /// A service exited while needed: its running users are terminated (and fail with
-    /// `service 'db' exited`), those not started are cancelled with it as the cause.
+    /// `service 'db' exited`); what has not started and depends on it, directly or through
+    /// groups, is cancelled with it as the cause, and so in turn is what depends on those. A
+    /// running user's dependents are left to its failure, which names it.
     private func failUsers(of service: Int) {
-        guard let users = services?.users[service] else { return }
-        for user in users {
-            switch states[user] {
-            case .executing:
-                services?.failedBecauseOf[user] = service
-                runner.terminate(jobID: user)
-            case .pending, .ready:
-                // Users come nearest first, so a prerequisite cancelled here is already so. One
-                // that waits on a running user is left to that user's failure, which names it.
-                let prerequisites = specs[user].prerequisites
-                if prerequisites.contains(service) {
-                    end(user, .cancelled(.prerequisiteFailed(prerequisite: service)))
-                } else if let through = prerequisites.first(where: { Self.isCancelled(states[$0]) }) {
-                    end(user, .cancelled(.prerequisiteCancelled(prerequisite: through, root: service)))
+        // (operation, the nearest cancelled operation on the way, or the service)
+        var queue = [(service, service)]
+        var visited = Set<Int>()
+        var head = 0
+        while head < queue.count {
+            let (parent, via) = queue[head]
+            head += 1
+            for dependent in graph.dependents(of: parent) where visited.insert(dependent).inserted {
+                switch states[dependent] {
+                case .executing:
+                    services?.failedBecauseOf[dependent] = service
+                    runner.terminate(jobID: dependent)
+                case .pending, .ready:
+                    let cause: CancellationCause = via == service
+                        ? .prerequisiteFailed(prerequisite: service)
+                        : .prerequisiteCancelled(prerequisite: via, root: service)
+                    end(dependent, .cancelled(cause))
+                    queue.append((dependent, dependent))
+                case .finished where specs[dependent].isGroup:
+                    // A group that finished when the service became ready passes it on.
+                    queue.append((dependent, via))
+                case .finished, .cancelled:
+                    break
                 }
-            case .finished, .cancelled:
-                break
             }
         }
-    }
-
-    private static func isCancelled(_ state: OperationState) -> Bool {
-        if case .cancelled = state { true } else { false }
     }
 
     /// An operation ended: each service it needed has one user fewer, and stops at none.

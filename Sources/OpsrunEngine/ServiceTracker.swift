@@ -1,9 +1,10 @@
 /// Which tasks need which service, and where each service is (SPEC §11). Made only for a run that
 /// has services: a run without them pays nothing.
 struct ServiceTracker {
-    /// Per operation, the services it depends on, directly or through others (empty for most).
+    /// Per operation, the services it needs (empty for most).
     let servicesOf: [[Int]]
-    /// Per service, its transitive dependents, nearest first.
+    /// Per service, the tasks that need it: its dependents, and through a group (which runs
+    /// nothing) the group's dependents. A task that depends on one of them does not need it.
     let users: [Int: [Int]]
     /// Per service, its users that have not ended yet; at zero it is stopped.
     var remainingUsers: [Int: Int]
@@ -21,8 +22,8 @@ struct ServiceTracker {
         var users: [Int: [Int]] = [:]
         var seen = [Bool](repeating: false, count: specs.count)
         for service in specs.indices where specs[service].isService {
-            // Breadth first, so the list runs from the nearest dependents outwards.
             var found: [Int] = []
+            var groups: [Int] = []
             var head = 0
             var frontier = [service]
             while head < frontier.count {
@@ -30,14 +31,19 @@ struct ServiceTracker {
                 head += 1
                 for dependent in graph.dependents(of: parent) where !seen[dependent] {
                     seen[dependent] = true
-                    found.append(dependent)
-                    frontier.append(dependent)
+                    if specs[dependent].isGroup {
+                        groups.append(dependent)
+                        frontier.append(dependent)
+                    } else {
+                        found.append(dependent)
+                    }
                 }
             }
             for user in found {
                 seen[user] = false
                 servicesOf[user].append(service)
             }
+            for group in groups { seen[group] = false }
             users[service] = found
         }
         self.servicesOf = servicesOf
