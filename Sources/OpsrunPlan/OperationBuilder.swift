@@ -107,13 +107,15 @@ public struct OperationBuilder {
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
             let directory = task.directory.map { expand($0.value) }
-            specs.append(IncrementalTaskSpec(
+            var spec = IncrementalTaskSpec(
                 name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
                 environment: definition,
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
-                depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
+                depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] })
+            if task.service != nil { spec.isService = true }
+            specs.append(spec)
         }
         return specs
     }

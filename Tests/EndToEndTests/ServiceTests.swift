@@ -224,6 +224,28 @@ import Testing
         #expect(trace.contains("\"server ready\""))
     }
 
+    /// A service writes nothing its dependents read: that it ran does not make them run again.
+    @Test func aDependentWithSourcesStaysUpToDateBehindAService() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              db:
+                service: true
+                run: exec sleep 60
+              gen:
+                deps: [db]
+                sources: [in.txt]
+                outputs: [out.txt]
+                run: cp in.txt out.txt
+            """, files: ["in.txt": "hello\n"])
+        let first = try project.run("gen")
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let second = try project.run("--explain", "gen")
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("0 succeeded, 1 up to date, 1 service stopped"), "\(second.stdout)")
+        #expect(!second.stdout.contains("gen runs"))
+    }
+
     @Test func serviceKeysAreCheckedWithTheirPlaces() throws {
         let project = try TemporaryProject(
             """
