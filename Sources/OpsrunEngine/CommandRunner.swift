@@ -129,9 +129,16 @@ public struct JobResult: Sendable, Equatable {
     /// The job could not be started at all (e.g. its directory does not exist); says why.
     public var spawnFailure: String?
     /// A service's own failure, or a dependent's through its service (SPEC §11).
-    public var serviceFailure: ServiceFailure?
+    public var serviceFailure: ServiceFailure? {
+        get { extras?.serviceFailure }
+        set { extras = JobResultExtras(serviceFailure: newValue, cleanupFailure: cleanupFailure) }
+    }
     /// The first `cleanup:` command that failed, if one did: a warning.
-    public var cleanupFailure: CleanupFailure?
+    public var cleanupFailure: CleanupFailure? {
+        get { extras?.cleanupFailure }
+        set { extras = JobResultExtras(serviceFailure: serviceFailure, cleanupFailure: newValue) }
+    }
+    private var extras: JobResultExtras?
     /// Monotonic nanoseconds.
     public var startNanoseconds: UInt64
     public var endNanoseconds: UInt64

@@ -72,7 +72,7 @@ public final class OperationEngine {
         endNanoseconds = Array(repeating: nil, count: specs.count)
         lastResults = Array(repeating: nil, count: specs.count)
         ready = ReadySet(queueBounds: configuration.queueBounds)
-        if specs.contains(where: \.isService) { services = ServiceTracker(specs: specs, graph: graph) }
+        if specs.contains(where: { $0.job.service != nil }) { services = ServiceTracker(specs: specs, graph: graph) }
     }
 
     /// Runs every operation that the bounds, failures and signals allow, and says how each ended.

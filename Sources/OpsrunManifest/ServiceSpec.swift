@@ -1,16 +1,23 @@
 import OpsrunCore
 /// A task's `service: true`, `ready:` and `ready_timeout:` (SPEC §11).
-public struct ServiceSpec: Equatable, Sendable {
+///
+/// A class: every `TaskSpec` holds this optional, and a reference keeps the common task one word
+/// larger rather than a dozen.
+public final class ServiceSpec: Equatable, Sendable {
     /// Where `service: true` is written.
-    public var location: SourceLocation
+    public let location: SourceLocation
     /// `ready:`, the probe retried until it succeeds; `nil`: ready once started.
-    public var ready: Located<String>?
+    public let ready: Located<String>?
     /// `ready_timeout:`; 60 s when not given.
-    public var readyTimeoutMilliseconds: Int
+    public let readyTimeoutMilliseconds: Int
 
     public init(location: SourceLocation, ready: Located<String>? = nil, readyTimeoutMilliseconds: Int = 60_000) {
         self.location = location
         self.ready = ready
         self.readyTimeoutMilliseconds = readyTimeoutMilliseconds
+    }
+
+    public static func == (a: ServiceSpec, b: ServiceSpec) -> Bool {
+        a.location == b.location && a.ready == b.ready && a.readyTimeoutMilliseconds == b.readyTimeoutMilliseconds
     }
 }

@@ -94,6 +94,9 @@ private struct SummaryRows {
 
     /// `STOPPED  db  ready after 0.4s, stopped after 3.1s`, and a failed cleanup's warning.
     mutating func addServicesAndCleanups() {
+        // A run without services or cleanups looks at nothing more.
+        let hasCleanups = specs.contains { !$0.job.cleanupCommands.isEmpty }
+        guard report.counts.stopped > 0 || hasCleanups else { return }
         for index in report.operations.indices {
             let operation = report.operations[index]
             if operation.state == .finished(.stopped) {
