@@ -46,6 +46,7 @@ extension OperationEngine {
             fail(index)
         } else {
             // Exited while tasks needed it. Not `fail`: its dependents were counted down already.
+            if lastResults[index]?.serviceFailure == nil { lastResults[index]?.serviceFailure = .exitedWhileNeeded }
             end(index, .finished(.failed))
             failUsers(of: index)
             stopAfterFailure(of: index)

@@ -45,6 +45,8 @@ public enum ServiceFailure: Sendable, Equatable {
     case notReady(afterMilliseconds: Int)
     /// The service's command ended before its probe succeeded.
     case exitedBeforeReady
+    /// The service ended on its own while tasks still needed it.
+    case exitedWhileNeeded
     /// A dependent was terminated because the service it needed exited (`service 'db' exited (exit 1)`).
     case serviceExited(name: String, Termination)
 }

@@ -104,7 +104,7 @@ import Testing
             """)
         let result = try project.run("report")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("FAILED   db        exit 1 after"))
+        #expect(result.stdout.contains("FAILED   db        exited while needed (exit 1) after"))
         #expect(result.stdout.contains("FAILED   test      service 'db' exited (exit 1)"))
         #expect(result.stdout.contains("cancelled  report    prerequisite 'test' failed"))
         #expect(!result.stdout.contains("never"))

@@ -10,6 +10,10 @@ enum OutcomeText {
         switch result.serviceFailure {
         case .notReady(let milliseconds)?: return "not ready after \(DurationText.limit(milliseconds: milliseconds))"
         case .exitedBeforeReady?: return "exited before it was ready (\(termination(result.termination)))"
+        case .exitedWhileNeeded?:
+            let after = withDuration
+                ? " after " + DurationText.elapsed(from: result.startNanoseconds, to: result.endNanoseconds) : ""
+            return "exited while needed (\(termination(result.termination)))" + after
         case .serviceExited(let name, let exit)?: return "service '\(name)' exited (\(termination(exit)))"
         case nil: break
         }
