@@ -131,6 +131,24 @@ import Testing
         #expect(ProcessProbe.isGone(pid))
     }
 
+    @Test func underGitHubActionsAServicesOutputIsOneFoldedBlockWhenItStops() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              db:
+                service: true
+                run: echo db up; exec sleep 60
+              test:
+                deps: [db]
+                run: echo testing
+            """)
+        let result = try project.run("test", "--output", "grouped", environment: ["GITHUB_ACTIONS": "true"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("::group::test (ok "))
+        let block = try #require(result.stdout.range(of: "::group::db (stopped after "))
+        #expect(result.stdout[block.upperBound...].contains(")\ndb up\n::endgroup::\n"))
+    }
+
     @Test func anInterruptStopsTheServiceAndRunsCleanupsWithinTheGrace() throws {
         let project = try TemporaryProject(
             """
@@ -188,6 +206,23 @@ import Testing
               all (group)
 
             """)
+        let planJSON = try project.run("-n", "--format", "json", "all")
+        #expect(planJSON.stdout.contains("""
+                    "service": {
+                      "ready": "pg_isready",
+                      "ready_timeout_ms": 60000,
+                      "stopped_after_wave": 2
+                    }
+            """))
+        #expect(planJSON.stdout.contains("""
+                    "cleanup": [
+                      "./collect-logs"
+                    ]
+            """))
+        let graphJSON = try project.run("--graph", "--format", "json", "all")
+        #expect(graphJSON.stdout.contains("\"stopped_after\": [\n          \"test\"\n        ]"))
+        let dot = try project.run("--graph", "--format", "dot", "all")
+        #expect(dot.stdout.contains("  \"db\" [style=dashed, label=\"db (service)\"];"))
         let graph = try project.run("--graph", "all")
         #expect(graph.stdout == """
             all
