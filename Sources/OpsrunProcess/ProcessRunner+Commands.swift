@@ -183,8 +183,8 @@ extension ProcessRunner {
             termination: end.termination, commandIndex: end.commandIndex, timedOut: end.timedOut,
             terminatedByRequest: job.terminatedByRequest, spawnFailure: end.spawnFailure,
             startNanoseconds: job.startNanoseconds, endNanoseconds: MonotonicClock.now())
-        result.serviceFailure = job.serviceFailure
-        result.cleanupFailure = job.cleanupFailure
+        if job.serviceFailure != nil { result.serviceFailure = job.serviceFailure }
+        if job.cleanupFailure != nil { result.cleanupFailure = job.cleanupFailure }
         events.append(.finished(jobID: job.job.id, result))
     }
 
