@@ -1,23 +1,75 @@
 /// Services (SPEC §11): an operation that becomes ready for its dependents while its process
 /// runs on, holds no slot once ready, and is stopped when the last task that needs it has ended.
 extension OperationEngine {
-    /// The probe succeeded (or the service started, without one): its slot goes back to the
-    /// queue and its dependents count it as done.
-    func serviceBecameReady(_ index: Int, at nanoseconds: UInt64) {
-        guard var tracker = services, states[index] == .executing, tracker.readyAt[index] == nil,
-            !tracker.stopRequested.contains(index)
-        else { return }
-        tracker.readyAt[index] = nanoseconds
-        tracker.live.insert(index)
+    /// An operation that must run, now ready: `true` when it waits for a service it needs that is
+    /// not ready yet (starting that one if it is dormant); it is queued when they all are.
+    ///
+    /// A service that tasks need is dormant once its prerequisites are done: its dependents are
+    /// counted down at once, so that each is judged up to date on its own, and it starts only
+    /// when one of them must run. A service nothing needs (`opsrun db`) starts at once.
+    func holdForServices(_ index: Int) -> Bool {
+        guard var tracker = services else { return false }
+        let needed = tracker.servicesOf[index].filter { tracker.readyAt[$0] == nil }
+        guard !needed.isEmpty else { return false }
+        tracker.waitCount[index] = needed.count
+        for service in needed { tracker.waiting[service, default: []].append(index) }
         services = tracker
-        releaseSlot(index)
-        observer.handle(.serviceReady(index: index, nanoseconds: nanoseconds))
+        for service in needed { wake(service) }
+        return true
+    }
+
+    /// A service tasks need, its prerequisites done: dormant until one of them must run (it is
+    /// not even judged before: `--explain` says why it runs when it does).
+    func becomesDormant(_ index: Int) -> Bool {
+        guard var tracker = services, specs[index].isService, tracker.remainingUsers[index, default: 0] > 0,
+            !tracker.wokenUp.contains(index)
+        else { return false }
+        tracker.dormant.insert(index)
+        services = tracker
+        countDownDependents(of: index)
+        return true
+    }
+
+    /// A dormant service is needed: it is settled as any ready operation (judged, then queued
+    /// after the services it needs itself).
+    private func wake(_ service: Int) {
+        guard services?.dormant.remove(service) != nil else { return }
+        services?.wokenUp.insert(service)
+        newlyReady.append(service)
+    }
+
+    private func countDownDependents(of index: Int) {
         for dependent in graph.dependents(of: index) {
             unmetPrerequisites[dependent] -= 1
             if unmetPrerequisites[dependent] == 0 && states[dependent] == .pending {
                 makeReady(dependent)
             }
         }
+    }
+
+    /// The probe succeeded (or the service started, without one): its slot goes back to the
+    /// queue, and what waited for it is queued (or, for a service nothing needed, its dependents
+    /// count it as done).
+    func serviceBecameReady(_ index: Int, at nanoseconds: UInt64) {
+        guard var tracker = services, states[index] == .executing, tracker.readyAt[index] == nil,
+            !tracker.stopRequested.contains(index)
+        else { return }
+        tracker.readyAt[index] = nanoseconds
+        tracker.live.insert(index)
+        let waiters = tracker.waiting.removeValue(forKey: index) ?? []
+        var runnable: [Int] = []
+        for waiter in waiters where states[waiter] == .ready {
+            tracker.waitCount[waiter, default: 1] -= 1
+            if tracker.waitCount[waiter] == 0 {
+                tracker.waitCount[waiter] = nil
+                runnable.append(waiter)
+            }
+        }
+        services = tracker
+        releaseSlot(index)
+        observer.handle(.serviceReady(index: index, nanoseconds: nanoseconds))
+        if !tracker.wokenUp.contains(index) { countDownDependents(of: index) }
+        for waiter in runnable { enqueue(waiter) }
         if tracker.remainingUsers[index] == 0 { stopService(index) }
     }
 
@@ -44,6 +96,9 @@ extension OperationEngine {
                 lastResults[index]?.serviceFailure = .exitedBeforeReady
             }
             fail(index)
+            // Its dependents were counted down while it was dormant: what waits for it, or would,
+            // is cancelled here, through groups too.
+            failUsers(of: index)
         } else {
             // Exited while tasks needed it. Not `fail`: its dependents were counted down already.
             if lastResults[index]?.serviceFailure == nil { lastResults[index]?.serviceFailure = .exitedWhileNeeded }
@@ -95,8 +150,20 @@ extension OperationEngine {
         }
     }
 
-    /// Asks the runner to stop a running service (TERM, the grace period, KILL).
+    /// Asks the runner to stop a running service (TERM, the grace period, KILL). A dormant one
+    /// was never needed: it ends as up to date (or, once the run stops, with the run's reason).
     func stopService(_ index: Int) {
+        if services?.dormant.contains(index) == true {
+            // Never needed: up to date, when what needed it ended well (or with -k); else it
+            // ends with the run's reason for stopping, as what never started does.
+            let usersFinished = services?.users[index]?.allSatisfy { user in
+                if case .finished = states[user] { true } else { false }
+            } ?? true
+            guard usersFinished || configuration.keepGoing else { return }
+            services?.dormant.remove(index)
+            end(index, .finished(.upToDate))
+            return
+        }
         guard states[index] == .executing, services?.stopRequested.contains(index) == false else { return }
         services?.stopRequested.insert(index)
         runner.terminate(jobID: index)

@@ -111,8 +111,10 @@ public final class OperationEngine {
             newlyReady.removeAll(keepingCapacity: true)
             nextNewlyReady = 0
         }
-        // Cancelled since, by a service that exited.
-        if services != nil, states[index] != .ready { return true }
+        if services != nil {
+            // Cancelled since, by a service that exited; or a service no task needs yet.
+            if states[index] != .ready || becomesDormant(index) { return true }
+        }
         switch upToDate?.decide(index) ?? .mustRun {
         case .upToDate:
             finish(index, .upToDate)
@@ -137,12 +139,17 @@ public final class OperationEngine {
             observer.handle(.operationStarted(index: index, attempt: 1))
             willRun(index)
             finish(index, .succeeded)
-        } else {
-            let key = ReadyKey(
-                priority: specs[index].priority.rawValue, criticalPath: criticalPath(of: index), index: index)
-            ready.insert(key, queue: specs[index].queue)
+        } else if services == nil || !holdForServices(index) {
+            enqueue(index)
         }
         return true
+    }
+
+    /// Puts a ready operation in its queue.
+    func enqueue(_ index: Int) {
+        let key = ReadyKey(
+            priority: specs[index].priority.rawValue, criticalPath: criticalPath(of: index), index: index)
+        ready.insert(key, queue: specs[index].queue)
     }
 
     private func criticalPath(of index: Int) -> UInt64 {

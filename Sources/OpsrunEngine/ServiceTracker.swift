@@ -16,6 +16,15 @@ struct ServiceTracker {
     var stopRequested = Set<Int>()
     /// Running dependents terminated because this service exited, by dependent.
     var failedBecauseOf: [Int: Int] = [:]
+    /// Services whose prerequisites are done but which no task has needed yet: their dependents
+    /// were counted down (to be judged up to date), and they start when one of them must run.
+    var dormant = Set<Int>()
+    /// Services woken from dormancy: their dependents were counted down already.
+    var wokenUp = Set<Int>()
+    /// Per service started for them, the operations that must run and wait for it to be ready;
+    /// per such operation, how many services it still waits for.
+    var waiting: [Int: [Int]] = [:]
+    var waitCount: [Int: Int] = [:]
 
     init(specs: [OperationSpec], graph: DependencyGraph) {
         var servicesOf = [[Int]](repeating: [], count: specs.count)

@@ -57,14 +57,37 @@ import Testing
         #expect(run.report.exitCode == .failure)
     }
 
-    @Test func aServiceNothingNeedsAnyMoreIsStoppedWhenTheRunStopsAfterAFailure() {
+    @Test func aServiceStartsOnlyWhenATaskThatNeedsItMustRun() {
+        // `slow` waits for `broken`, which fails: nothing that needs the service ever runs.
         let runner = FakeRunner()
         runner.durations = ["broken": 2]
         runner.terminations = ["broken": [.exited(2)]]
         let run = runEngine(
             [op("db", service: true), op("broken"), op("slow", ["db", "broken"])], jobs: 2, runner: runner)
-        #expect(run.state("db") == .finished(.stopped))
+        #expect(runner.startOrder == ["broken"])
+        #expect(run.state("db") == .cancelled(.runStopped(after: 1)))
         #expect(run.state("slow") == .cancelled(.prerequisiteFailed(prerequisite: 1)))
+    }
+
+    @Test func aServiceWhoseUsersAreAllUpToDateNeverStarts() {
+        let runner = FakeRunner()
+        let operations = [op("db", service: true), op("gen", ["db"]), op("test", ["gen"])]
+        let checker = ScriptedChecker(operations, decisions: ["gen": .upToDate, "test": .upToDate])
+        let run = runEngine(operations, runner: runner, upToDate: checker)
+        #expect(runner.startOrder.isEmpty)
+        #expect(run.state("db") == .finished(.upToDate))
+        #expect(run.report.exitCode == .success)
+    }
+
+    @Test func servicesANeededServiceNeedsStartFirst() {
+        let runner = FakeRunner()
+        runner.readyAfter = ["db": 2, "api": 3]
+        let run = runEngine(
+            [op("db", service: true), op("api", ["db"], service: true), op("test", ["api"])], jobs: 1, runner: runner)
+        #expect(runner.starts.map(\.name) == ["db", "api", "test"])
+        #expect(runner.starts.map(\.tick) == [0, 2, 5])
+        #expect(run.state("api") == .finished(.stopped) && run.state("db") == .finished(.stopped))
+        #expect(runner.terminatedAt == [1: 6, 0: 6])
     }
 
     @Test func anInterruptStopsAReadyServiceWithoutFailingIt() {
