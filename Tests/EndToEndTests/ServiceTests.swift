@@ -279,6 +279,8 @@ import Testing
         #expect(second.status == 0)
         // Nothing needs the service: it does not even start.
         #expect(second.stdout == "0 succeeded, 2 up to date\n", "\(second.stdout)")
+        let plan = try project.run("-n", "gen")
+        #expect(plan.stdout.contains("  db (service, not started: what needs it is up to date)\n"))
     }
 
     @Test func serviceKeysAreCheckedWithTheirPlaces() throws {

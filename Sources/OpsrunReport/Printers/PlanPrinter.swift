@@ -81,7 +81,10 @@ public enum PlanPrinter {
                     notes.append("group")
                 }
                 if task.service != nil {
-                    notes.append(plan.serviceStops[id].map { "service, stopped after wave \($0 + 1)" } ?? "service")
+                    // A service no wave stops did not start: what needs it is up to date.
+                    notes.append(
+                        plan.serviceStops[id].map { "service, stopped after wave \($0 + 1)" }
+                            ?? "service, not started: what needs it is up to date")
                 }
                 if let queue = task.queue { notes.append("queue \(queue.value)") }
                 if task.priority != .normal { notes.append("priority \(task.priority.name)") }
