@@ -153,9 +153,10 @@ extension OperationEngine {
     /// Asks the runner to stop a running service (TERM, the grace period, KILL). A dormant one
     /// was never needed: it ends as up to date (or, once the run stops, with the run's reason).
     func stopService(_ index: Int) {
-        if services?.dormant.contains(index) == true {
-            // Never needed: up to date, when what needed it ended well (or with -k); else it
-            // ends with the run's reason for stopping, as what never started does.
+        if states[index] == .ready {
+            // Dormant, or woken but not started yet: never needed after all. Up to date, when
+            // what needed it ended well (or with -k); else it ends with the run's reason for
+            // stopping, as what never started does. Queued, it is skipped when it comes up.
             let usersFinished = services?.users[index]?.allSatisfy { user in
                 if case .finished = states[user] { true } else { false }
             } ?? true
