@@ -15,6 +15,10 @@ public protocol CommandRunner: AnyObject {
     /// Stops every running job: SIGTERM to each job's process group, SIGKILL to what is left after
     /// the grace period; with `immediately`, SIGKILL now. Each job still ends with `.finished`.
     func terminateAll(immediately: Bool)
+
+    /// Stops one running job as `terminateAll` would (its cleanup still runs, within the grace
+    /// period): a service no task needs any more, or a dependent whose service exited.
+    func terminate(jobID: Int)
 }
 
 /// One attempt at running one task's commands.
@@ -41,6 +45,11 @@ public struct CommandJob: Sendable {
     /// parents of the task's declared outputs, as ninja makes them. One that cannot be made fails
     /// the job without starting it.
     public var outputDirectories: [String] = []
+    /// `cleanup:` commands, run in order after `commands` end however they ended (an interrupt
+    /// included, within the grace period); their failure never changes the job's result.
+    public var cleanupCommands: [String] = []
+    /// Set for a service (SPEC §11): the runner reports `.ready` when its probe succeeds.
+    public var service: ServiceReadiness?
 
     public init(
         id: Int, taskName: String, commands: [String], workingDirectory: String,
@@ -119,6 +128,17 @@ public struct JobResult: Sendable, Equatable {
     public var terminatedByRequest: Bool
     /// The job could not be started at all (e.g. its directory does not exist); says why.
     public var spawnFailure: String?
+    /// A service's own failure, or a dependent's through its service (SPEC §11).
+    public var serviceFailure: ServiceFailure? {
+        get { extras?.serviceFailure }
+        set { extras = JobResultExtras(serviceFailure: newValue, cleanupFailure: cleanupFailure) }
+    }
+    /// The first `cleanup:` command that failed, if one did: a warning.
+    public var cleanupFailure: CleanupFailure? {
+        get { extras?.cleanupFailure }
+        set { extras = JobResultExtras(serviceFailure: serviceFailure, cleanupFailure: newValue) }
+    }
+    private var extras: JobResultExtras?
     /// Monotonic nanoseconds.
     public var startNanoseconds: UInt64
     public var endNanoseconds: UInt64
@@ -137,7 +157,9 @@ public struct JobResult: Sendable, Equatable {
         self.endNanoseconds = endNanoseconds
     }
 
-    public var succeeded: Bool { termination.succeeded && !timedOut && spawnFailure == nil }
+    public var succeeded: Bool {
+        termination.succeeded && !timedOut && spawnFailure == nil && serviceFailure == nil
+    }
 }
 
 /// What a runner reports.
@@ -147,6 +169,8 @@ public enum RunnerEvent: Sendable, Equatable {
     /// Bytes the job wrote, as they came; never more than a bounded chunk at once.
     case output(jobID: Int, OutputStreamKind, [UInt8])
     case finished(jobID: Int, JobResult)
+    /// A service's readiness probe succeeded (or, without one, its command started).
+    case ready(jobID: Int, nanoseconds: UInt64)
     /// A signal that interrupts the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reached opsrun.
     case signal(Int32)
 }

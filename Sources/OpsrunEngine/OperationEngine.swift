@@ -40,6 +40,8 @@ public final class OperationEngine {
     var awaitingSignal = false
     var signal: Int32?
     var hasRun = false
+    /// Services' bookkeeping; `nil` in a run without services, which then does no work for them.
+    var services: ServiceTracker?
 
     /// `upToDate`, when given, is asked about each operation as it becomes ready (SPEC §5).
     /// `costs` gives each operation's expected cost (its last recorded duration), which weighs
@@ -70,6 +72,7 @@ public final class OperationEngine {
         endNanoseconds = Array(repeating: nil, count: specs.count)
         lastResults = Array(repeating: nil, count: specs.count)
         ready = ReadySet(queueBounds: configuration.queueBounds)
+        if specs.contains(where: { $0.job.service != nil }) { services = ServiceTracker(specs: specs, graph: graph) }
     }
 
     /// Runs every operation that the bounds, failures and signals allow, and says how each ended.
@@ -79,16 +82,20 @@ public final class OperationEngine {
         for index in specs.indices where unmetPrerequisites[index] == 0 { makeReady(index) }
         while true {
             startReadyOperations()
-            if executingCount == 0 && !awaitingSignal { break }
+            if executingCount == 0 && !awaitingSignal {
+                // Nothing runs that could still need a service: stop those still up, and wait for them.
+                guard let services, services.hasLive else { break }
+                stopLiveServices()
+            }
             observer.runWillWait()
             for event in runner.waitForEvents() { handle(event) }
         }
         return endRun()
     }
 
-    private var isStopped: Bool { stopReason != nil }
+    var isStopped: Bool { stopReason != nil }
 
-    private func makeReady(_ index: Int) {
+    func makeReady(_ index: Int) {
         states[index] = .ready
         newlyReady.append(index)
     }
@@ -103,6 +110,10 @@ public final class OperationEngine {
         if nextNewlyReady == newlyReady.count {
             newlyReady.removeAll(keepingCapacity: true)
             nextNewlyReady = 0
+        }
+        if services != nil {
+            // Cancelled since, by a service that exited; or a service no task needs yet.
+            if states[index] != .ready || becomesDormant(index) { return true }
         }
         switch upToDate?.decide(index) ?? .mustRun {
         case .upToDate:
@@ -128,12 +139,17 @@ public final class OperationEngine {
             observer.handle(.operationStarted(index: index, attempt: 1))
             willRun(index)
             finish(index, .succeeded)
-        } else {
-            let key = ReadyKey(
-                priority: specs[index].priority.rawValue, criticalPath: criticalPath(of: index), index: index)
-            ready.insert(key, queue: specs[index].queue)
+        } else if services == nil || !holdForServices(index) {
+            enqueue(index)
         }
         return true
+    }
+
+    /// Puts a ready operation in its queue.
+    func enqueue(_ index: Int) {
+        let key = ReadyKey(
+            priority: specs[index].priority.rawValue, criticalPath: criticalPath(of: index), index: index)
+        ready.insert(key, queue: specs[index].queue)
     }
 
     private func criticalPath(of index: Int) -> UInt64 {
@@ -149,8 +165,14 @@ public final class OperationEngine {
     private func startReadyOperations() {
         while !isStopped && !awaitingSignal {
             if settleNewlyReady() { continue }
-            guard let next = ready.top,
-                executingCount < configuration.maxConcurrentOperationCount, !interactiveExecuting,
+            guard let next = ready.top else { break }
+            if services != nil, states[next.index] != .ready {
+                // Cancelled while queued, by a service that exited.
+                _ = ready.popTop()
+                if let queue = specs[next.index].queue { ready.release(queue: queue) }
+                continue
+            }
+            guard executingCount < configuration.maxConcurrentOperationCount, !interactiveExecuting,
                 !(specs[next.index].interactive && executingCount > 0)
             else { break }
             _ = ready.popTop()
@@ -178,7 +200,9 @@ public final class OperationEngine {
         case .output(let index, let stream, let bytes):
             observer.handle(.output(index: index, stream, bytes))
         case .finished(let index, let result):
-            jobFinished(index, result)
+            if specs[index].isService { serviceFinished(index, result) } else { jobFinished(index, result) }
+        case .ready(let index, let nanoseconds):
+            serviceBecameReady(index, at: nanoseconds)
         case .signal(let number):
             interrupt(number)
         }
@@ -189,10 +213,16 @@ public final class OperationEngine {
     private func jobFinished(_ index: Int, _ result: JobResult) {
         precondition(
             states[index] == .executing, "the runner finished job \(index), which is not executing")
-        lastResults[index] = result
-        if startNanoseconds[index] == nil { startNanoseconds[index] = result.startNanoseconds }
-        endNanoseconds[index] = result.endNanoseconds
-        if result.succeeded {
+        record(index, result)
+        if let services, let service = services.failedBecauseOf[index] {
+            // Terminated because the service it needed exited: that is its failure, not retried.
+            var failed = result
+            let exit = lastResults[service]?.termination ?? .exited(255)
+            failed.serviceFailure = .serviceExited(name: specs[service].name, exit)
+            lastResults[index] = failed
+            releaseSlot(index)
+            fail(index)
+        } else if result.succeeded {
             releaseSlot(index)
             finish(index, .succeeded)
         } else if let signal {
@@ -212,17 +242,28 @@ public final class OperationEngine {
         }
     }
 
+    func record(_ index: Int, _ result: JobResult) {
+        lastResults[index] = result
+        if startNanoseconds[index] == nil { startNanoseconds[index] = result.startNanoseconds }
+        endNanoseconds[index] = result.endNanoseconds
+    }
+
     /// A failure that is not allowed: its dependents are cancelled, and unless `-k` nothing more starts.
-    private func fail(_ index: Int) {
+    func fail(_ index: Int) {
         finish(index, .failed)
         cancelDependents(of: index)
+        stopAfterFailure(of: index)
+    }
+
+    /// Unless `-k`, nothing more starts after the first failure.
+    func stopAfterFailure(of index: Int) {
         if !configuration.keepGoing && stopReason == nil {
             stopReason = .failure(index: index)
             observer.handle(.runStopping(.failure(index: index)))
         }
     }
 
-    private func releaseSlot(_ index: Int) {
+    func releaseSlot(_ index: Int) {
         executingCount -= 1
         if specs[index].interactive { interactiveExecuting = false }
         if let queue = specs[index].queue { ready.release(queue: queue) }
@@ -235,7 +276,7 @@ public final class OperationEngine {
     }
 
     /// Ends the operation with an outcome; a good one counts down its dependents' prerequisites.
-    private func finish(_ index: Int, _ outcome: OperationOutcome) {
+    func finish(_ index: Int, _ outcome: OperationOutcome) {
         end(index, .finished(outcome))
         guard outcome.unblocksDependents else { return }
         for dependent in graph.dependents(of: index) {
@@ -277,7 +318,7 @@ public final class OperationEngine {
         runner.terminateAll(immediately: false)
     }
 
-    private func end(_ index: Int, _ state: OperationState) {
+    func end(_ index: Int, _ state: OperationState) {
         states[index] = state
         if checkedToRun[index] { upToDate?.didEnd(index, succeeded: state == .finished(.succeeded)) }
         switch state {
@@ -288,6 +329,7 @@ public final class OperationEngine {
         case .pending, .ready, .executing:
             preconditionFailure("not an end state")
         }
+        if services != nil { serviceUserEnded(index) }
     }
 
     /// Operations that never started end with the reason the run stopped first, then the report.
@@ -303,7 +345,7 @@ public final class OperationEngine {
             OperationRecord(
                 name: specs[index].name, state: states[index], attempts: attempts[index],
                 startNanoseconds: startNanoseconds[index], endNanoseconds: endNanoseconds[index],
-                lastResult: lastResults[index])
+                lastResult: lastResults[index], readyNanoseconds: services?.readyAt[index])
         }
         var stoppedAfterFailure: Int?
         if case .failure(let failed)? = stopReason { stoppedAfterFailure = failed }

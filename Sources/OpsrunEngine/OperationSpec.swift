@@ -36,6 +36,9 @@ public struct OperationSpec: Sendable {
 
     /// A group runs nothing itself.
     public var isGroup: Bool { job.commands.isEmpty }
+
+    /// Runs beside its dependents until none needs it (SPEC §11).
+    public var isService: Bool { job.service != nil }
 }
 
 /// The bounds and policy of one run.

@@ -26,6 +26,9 @@ public enum OperationOutcome: Sendable, Equatable {
     case failedAllowed
     /// Its work was already done (SPEC §5): it did not run, and counts as a success.
     case upToDate
+    /// A service that was ready, stopped because no task needed it any more, the run ended or was
+    /// interrupted (SPEC §11): not a failure.
+    case stopped
 
     /// Whether dependents may run after it.
     public var unblocksDependents: Bool { self != .failed }

@@ -21,6 +21,8 @@ public enum RunEvent: Sendable, Equatable {
     case retrying(index: Int, nextAttempt: Int, previous: JobResult)
     /// The operation ended with an outcome; `result` is its last attempt's (`nil` for a group).
     case finished(index: Int, OperationOutcome, result: JobResult?)
+    /// A service became ready (monotonic nanoseconds): its dependents may start; it runs on.
+    case serviceReady(index: Int, nanoseconds: UInt64)
     /// The operation ended without an outcome of its own.
     case cancelled(index: Int, CancellationCause)
     /// No new operation starts from now on; running ones finish (or are terminated on a signal).

@@ -39,11 +39,14 @@ public struct OperationRecord: Sendable, Equatable {
     public var endNanoseconds: UInt64?
     /// The last attempt's result (`nil` if no job ran).
     public var lastResult: JobResult?
+    /// When a service became ready (monotonic nanoseconds); `nil` for any other task.
+    public var readyNanoseconds: UInt64?
 
     public init(
         name: String, state: OperationState, attempts: Int = 0, startNanoseconds: UInt64? = nil,
-        endNanoseconds: UInt64? = nil, lastResult: JobResult? = nil
+        endNanoseconds: UInt64? = nil, lastResult: JobResult? = nil, readyNanoseconds: UInt64? = nil
     ) {
+        self.readyNanoseconds = readyNanoseconds
         self.name = name
         self.state = state
         self.attempts = attempts
@@ -64,6 +67,8 @@ public struct RunCounts: Sendable, Equatable {
     public var notRun = 0
     /// Skipped because nothing changed; stays 0 until up-to-date checks exist (SPEC §5).
     public var upToDate = 0
+    /// Services stopped once no task needed them (SPEC §11): not failures.
+    public var stopped = 0
 
     public init() {}
 
@@ -74,6 +79,7 @@ public struct RunCounts: Sendable, Equatable {
             case .finished(.failed): failed += 1
             case .finished(.failedAllowed): failedAllowed += 1
             case .finished(.upToDate): upToDate += 1
+            case .finished(.stopped): stopped += 1
             case .cancelled(.runStopped): notRun += 1
             case .cancelled: cancelled += 1
             case .pending, .ready, .executing:
@@ -82,5 +88,5 @@ public struct RunCounts: Sendable, Equatable {
         }
     }
 
-    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate }
+    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate + stopped }
 }

@@ -173,7 +173,7 @@ public final class IncrementalRun {
         if verdict.isUpToDate {
             if let index { wasUpToDate[index] = true } else { upToDateNames.insert(task.name) }
             exports[task.name] = outputs.compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
-        } else {
+        } else if !task.isService {
             pending.insert(task.name)
         }
         return TaskCheck(
@@ -191,7 +191,7 @@ public final class IncrementalRun {
             remembersDigests = false
             rememberedDigests = [:]
         }
-        pending.insert(check.task.name)
+        if !check.task.isService { pending.insert(check.task.name) }
         if check.task.depfile != nil { startTimes[check.task.name] = startClock() }
         do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
         return nil
@@ -273,7 +273,7 @@ public final class IncrementalRun {
         }
         guard !task.declaresInputs else { return nil }
         let ran = prerequisites.first { name in
-            checkedSpec(named: name).map { $0.outputs.isEmpty && !upToDate(name) } ?? false
+            checkedSpec(named: name).map { $0.outputs.isEmpty && !$0.isService && !upToDate(name) } ?? false
         }
         return ran.map { .mustRun(.prerequisiteRanWithoutOutputs($0)) }
     }

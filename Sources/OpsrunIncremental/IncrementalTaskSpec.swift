@@ -16,6 +16,7 @@ public struct IncrementalTaskSpec: Sendable {
         var outputs: [String]
         var depfile: String?
         var prerequisites: [String]
+        var isService = false
     }
 
     /// Mutated only while uniquely referenced (`fields`' setter copies it first otherwise).
@@ -83,6 +84,12 @@ public struct IncrementalTaskSpec: Sendable {
     public var prerequisites: [String] {
         get { fields.prerequisites }
         set { fields.prerequisites = newValue }
+    }
+
+    /// A service (SPEC §11) writes nothing its dependents read: that it runs never makes them run.
+    public var isService: Bool {
+        get { fields.isService }
+        set { fields.isService = newValue }
     }
 
     public init(

@@ -109,6 +109,10 @@ public struct TaskSpec: Equatable, Sendable {
     /// `each:`: the task is one operation per value (SPEC §10). Kept as written; `TaskInstances`
     /// expands it when a run starts.
     public var each: EachSpec?
+    /// `service: true` and its readiness (SPEC §11); `nil` for any other task.
+    public var service: ServiceSpec?
+    /// `cleanup:` commands, run after `run` however it ended (SPEC §11).
+    public var cleanup: [Located<String>] = []
     /// Set on an instance of an `each` task only (`compile[src/a.c]`): its variables' values.
     public var instance: TaskInstance?
 

@@ -21,8 +21,9 @@ public enum ManifestCodec {
     /// Bumped whenever the layout below changes.
     /// 1: the first layout. 2: one of `each` (with `instance`), `requires` or `depfile`, on three
     /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
-    /// 5: includes (namespaces, included files, root references, each task's base directory).
-    public static let formatVersion: UInt32 = 5
+    /// 5: includes (namespaces, included files, root references, each task's base directory), or
+    /// on another branch `service` and `cleanup`. 6: both.
+    public static let formatVersion: UInt32 = 6
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -142,6 +143,12 @@ private struct ManifestWriter {
         }
         optional(t.depfile) { $0.located($1) }
         optional(t.baseDirectory) { $0.string($1) }
+        optional(t.service) { w, service in
+            w.location(service.location)
+            w.optional(service.ready) { $0.located($1) }
+            w.signed(service.readyTimeoutMilliseconds)
+        }
+        array(t.cleanup) { $0.located($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -319,6 +326,12 @@ private struct ManifestReader {
         }
         t.depfile = try optional { r throws(Malformed) in try r.located() }
         t.baseDirectory = try optional { r throws(Malformed) in try r.string() }
+        t.service = try optional { r throws(Malformed) in
+            let location = try r.location()
+            let ready = try r.optional { r throws(Malformed) in try r.located() }
+            return ServiceSpec(location: location, ready: ready, readyTimeoutMilliseconds: try r.signed())
+        }
+        t.cleanup = try array { r throws(Malformed) in try r.located() }
         return ids
     }
 

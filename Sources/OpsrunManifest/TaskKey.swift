@@ -3,6 +3,7 @@ enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, depfile, queue, priority, qos, timeout, retries, allowFailure, interactive
     case requires
     case each
+    case service, ready, readyTimeout, cleanup
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -17,7 +18,10 @@ enum TaskKey {
         case (3, UInt8(ascii: "r")): candidate = .run
         case (3, UInt8(ascii: "d")): candidate = .dir
         case (3, UInt8(ascii: "e")): candidate = .env
-        case (7, UInt8(ascii: "s")): candidate = .sources
+        case (7, UInt8(ascii: "s")): candidate = utf8.last == UInt8(ascii: "s") ? .sources : .service
+        case (5, UInt8(ascii: "r")): candidate = .ready
+        case (13, UInt8(ascii: "r")): candidate = .readyTimeout
+        case (7, UInt8(ascii: "c")): candidate = .cleanup
         case (7, UInt8(ascii: "o")): candidate = .outputs
         case (7, UInt8(ascii: "d")): candidate = .depfile
         case (5, UInt8(ascii: "q")): candidate = .queue
@@ -55,6 +59,10 @@ enum TaskKey {
         case .interactive: "interactive"
         case .requires: "requires"
         case .each: "each"
+        case .service: "service"
+        case .ready: "ready"
+        case .readyTimeout: "ready_timeout"
+        case .cleanup: "cleanup"
         }
     }
 }

@@ -4,7 +4,7 @@ import OpsrunEngine
 struct TaskSpecReader {
     static let keys = [
         "desc", "deps", "run", "dir", "env", "sources", "outputs", "depfile", "queue", "priority", "qos", "timeout",
-        "retries", "allow_failure", "interactive", "requires", "each",
+        "retries", "allow_failure", "interactive", "requires", "each", "service", "ready", "ready_timeout", "cleanup",
     ]
     /// Keys other tools use for what a task key of opsrun does, too far from it for edit distance
     /// (`depends` is three edits from `deps`): go-task's `cmds` and `generates`, GitHub Actions'
@@ -20,6 +20,9 @@ struct TaskSpecReader {
         "pool": "queue", "concurrency": "queue",
         "retry": "retries",
         "ignore_error": "allow_failure", "ignore_errors": "allow_failure",
+        "readiness": "ready", "healthcheck": "ready", "health_check": "ready", "ready_check": "ready",
+        "teardown": "cleanup", "finally": "cleanup", "always": "cleanup", "post": "cleanup", "defer": "cleanup",
+        "background": "service", "daemon": "service", "continuous": "service", "persistent": "service",
         "continue-on-error": "allow_failure", "continue_on_error": "allow_failure",
     ]
 
@@ -61,6 +64,7 @@ struct TaskSpecReader {
         let location = spec.location
         let before = checker.diagnostics.count
         var runOrDepsReported = false
+        var serviceKeys = ServiceKeys()
         switch value.content {
         case _ where value.isNull:
             break
@@ -81,6 +85,13 @@ struct TaskSpecReader {
                 // `key:` with nothing after it is the same as leaving the key out.
                 if entry.value.isNull { continue }
                 let count = checker.diagnostics.count
+                switch key {
+                case .service, .ready, .readyTimeout:
+                    readServiceKey(key, entry.key, entry.value, task: name, into: &serviceKeys, &checker)
+                    continue
+                default:
+                    break
+                }
                 read(key, entry.key, entry.value, of: &spec, into: &checker)
                 if key == .run || key == .deps {
                     runOrDepsReported = runOrDepsReported || checker.diagnostics.count > count
@@ -96,6 +107,10 @@ struct TaskSpecReader {
             checker.error("task '\(name)' has a 'depfile' but no 'run' to write it", at: depfile.location)
         }
         if let each = spec.each { checkEach(each, of: spec, runReported: runOrDepsReported, &checker) }
+        if serviceKeys.isUsed { checkService(serviceKeys, of: &spec, runReported: runOrDepsReported, &checker) }
+        if let first = spec.cleanup.first, spec.commands.isEmpty, !runOrDepsReported {
+            checker.error("task '\(name)' has 'cleanup' but no 'run': a cleanup runs after the task's commands", at: first.location)
+        }
     }
 
     private func commandWording(_ name: String) -> ManifestChecker.ListWording {
@@ -163,6 +178,11 @@ struct TaskSpecReader {
         case .run:
             guard let commands = checker.strings(node, commandWording(name)) else { return }
             spec.commands = commands
+        case .cleanup:
+            guard let commands = checker.strings(node, cleanupWording(name)) else { return }
+            spec.cleanup = commands
+        case .service, .ready, .readyTimeout:
+            preconditionFailure("read by readServiceKey")
         case .dir, .depfile:
             guard let text = checker.scalar(node, what, must: "a path") else { return }
             if text.allSatisfy(\.isWhitespace) {

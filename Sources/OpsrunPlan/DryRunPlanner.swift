@@ -7,6 +7,8 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
     private let runner = DryRunRunner()
     private var round = 0
     private var waves: [[Int]] = []
+    /// Services by operation index: the round in which each was told to stop.
+    private var stops: [Int: Int] = [:]
 
     private init() {}
 
@@ -22,7 +24,19 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
             specs: specs, configuration: configuration, runner: planner, observer: planner, upToDate: upToDate,
             costs: costs
         ).run()
-        return Plan(waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } })
+        // Waves are numbered without the empty rounds, so a stop's round is mapped to its wave.
+        var waveOfRound: [Int] = []
+        var kept = -1
+        for wave in planner.waves {
+            if !wave.isEmpty { kept += 1 }
+            waveOfRound.append(max(kept, 0))
+        }
+        var stops: [Int: Int] = [:]
+        for (index, round) in planner.stops {
+            stops[taskIDs[index]] = round - 1 < waveOfRound.count ? waveOfRound[max(round - 1, 0)] : max(kept, 0)
+        }
+        return Plan(
+            waves: planner.waves.filter { !$0.isEmpty }.map { $0.map { taskIDs[$0] } }, serviceStops: stops)
     }
 
     public func start(_ job: CommandJob) { runner.start(job) }
@@ -33,6 +47,11 @@ public final class DryRunPlanner: CommandRunner, RunObserver {
     }
 
     public func terminateAll(immediately: Bool) { runner.terminateAll(immediately: immediately) }
+
+    public func terminate(jobID: Int) {
+        stops[jobID] = round
+        runner.terminate(jobID: jobID)
+    }
 
     public func handle(_ event: RunEvent) {
         switch event {

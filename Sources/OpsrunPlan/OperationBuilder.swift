@@ -55,6 +55,11 @@ public struct OperationBuilder {
             if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
                 job.outputDirectories = incremental[i].outputDirectories
             }
+            if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map(\.value) }
+            if let service = task.service {
+                job.service = ServiceReadiness(
+                    probe: service.ready?.value, timeoutMilliseconds: service.readyTimeoutMilliseconds)
+            }
             specs.append(OperationSpec(
                 name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
                 priority: task.priority, queue: task.queue.flatMap { queueIndex[$0.value] },
@@ -103,13 +108,15 @@ public struct OperationBuilder {
             }
             // An included manifest's task works in its own directory (SPEC §10).
             let directory = task.workingDirectory(expandedDir: task.directory.map { expand($0.value) })
-            specs.append(IncrementalTaskSpec(
+            var spec = IncrementalTaskSpec(
                 name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
                 environment: definition,
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
-                depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] }))
+                depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] })
+            if task.service != nil { spec.isService = true }
+            specs.append(spec)
         }
         return specs
     }

@@ -6,8 +6,11 @@
 public struct Plan: Sendable, Equatable {
     /// Task ids (of the `TaskGraph`) per wave, in the order they would start.
     public let waves: [[Int]]
+    /// Services by task id: the wave (0-based) after which each would be stopped (SPEC §11).
+    public let serviceStops: [Int: Int]
 
-    public init(waves: [[Int]]) {
+    public init(waves: [[Int]], serviceStops: [Int: Int] = [:]) {
         self.waves = waves
+        self.serviceStops = serviceStops
     }
 }

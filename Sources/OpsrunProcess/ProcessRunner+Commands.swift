@@ -10,7 +10,7 @@ extension ProcessRunner {
     /// `.commandStarted`.
     func spawnCurrentCommand(of job: RunningJob, throughShell: Bool = false, events: inout [RunnerEvent]) {
         let handOver = job.job.interactive && TerminalControl.canHandOver()
-        let command = job.job.commands[job.commandIndex]
+        let command = job.currentCommand
         // Interactive commands keep the shell: they are rare, and run alone anyway. So do commands
         // given arguments after `--`: without a `$` a command cannot read them, so running it
         // directly would do the same, but the shell is the plain way and the rare case.
@@ -50,7 +50,7 @@ extension ProcessRunner {
                 leaders[pid] = job.slot
             }
             if !throughShell {
-                events.append(.commandStarted(jobID: job.job.id, commandIndex: job.commandIndex))
+                events.append(.commandStarted(jobID: job.job.id, commandIndex: job.reportedCommandIndex))
             }
         }
     }
@@ -133,7 +133,7 @@ extension ProcessRunner {
             }
             return
         }
-        if termination.succeeded && job.commandIndex + 1 < job.job.commands.count {
+        if termination.succeeded && job.mainEnd == nil && job.commandIndex + 1 < job.job.commands.count {
             job.commandIndex += 1
             spawnCurrentCommand(of: job, events: &events)
         } else {
@@ -169,15 +169,50 @@ extension ProcessRunner {
         _ job: RunningJob, termination: Termination, spawnFailure: String? = nil,
         events: inout [RunnerEvent]
     ) {
+        if !job.job.cleanupCommands.isEmpty, cleanupGoesOn(job, termination, spawnFailure, events: &events) { return }
+        if job.readiness != nil || job.job.service != nil { stopProbing(job) }
         closeDescriptors(of: job)
         slots[job.slot] = nil
         freeSlots.append(job.slot)
         descriptorsFreed = true
-        let result = JobResult(
-            termination: termination, commandIndex: job.commandIndex, timedOut: job.timedOut,
-            terminatedByRequest: job.terminatedByRequest, spawnFailure: spawnFailure,
+        let end = job.mainEnd
+            ?? RunningJob.MainEnd(
+                termination: termination, commandIndex: job.commandIndex, spawnFailure: spawnFailure,
+                timedOut: job.timedOut)
+        var result = JobResult(
+            termination: end.termination, commandIndex: end.commandIndex, timedOut: end.timedOut,
+            terminatedByRequest: job.terminatedByRequest, spawnFailure: end.spawnFailure,
             startNanoseconds: job.startNanoseconds, endNanoseconds: MonotonicClock.now())
+        if job.serviceFailure != nil { result.serviceFailure = job.serviceFailure }
+        if job.cleanupFailure != nil { result.cleanupFailure = job.cleanupFailure }
         events.append(.finished(jobID: job.job.id, result))
+    }
+
+    /// A command of a job with `cleanup:` ended as `termination`: starts its first cleanup command
+    /// (after the job's own), or the next; `false` when the job is done. None starts after the
+    /// job was killed for good (a second interrupt, or the grace period ran out).
+    private func cleanupGoesOn(
+        _ job: RunningJob, _ termination: Termination, _ spawnFailure: String?, events: inout [RunnerEvent]
+    ) -> Bool {
+        if job.mainEnd == nil {
+            if job.killed && job.terminatedByRequest { return false }
+            if job.readiness != nil || job.job.service != nil { stopProbing(job) }
+            job.enterCleanup(
+                RunningJob.MainEnd(
+                    termination: termination, commandIndex: job.commandIndex, spawnFailure: spawnFailure,
+                    timedOut: job.timedOut))
+        } else {
+            let succeeded = termination.succeeded && spawnFailure == nil
+            if !succeeded {
+                job.cleanupFailure = CleanupFailure(
+                    commandIndex: job.cleanupIndex, termination: termination, spawnFailure: spawnFailure)
+                return false
+            }
+            guard job.cleanupIndex + 1 < job.job.cleanupCommands.count, !job.killed else { return false }
+            job.cleanupIndex += 1
+        }
+        spawnCurrentCommand(of: job, events: &events)
+        return true
     }
 
     /// Closes the job's pidfd and gives its pipes back: to the pool when its command has been

@@ -56,6 +56,8 @@ public final class ProcessRunner: CommandRunner {
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: ProcessRunner.chunkSize, alignment: 16)
     private var isShutDown = false
+    /// Readiness probes running (`ProcessRunner+Readiness`): their events are the runner's own.
+    var probesRunning = 0
 
     static let chunkSize = 64 * 1024
     /// What is drained from a pipe after its command exits: enough for everything written before
@@ -91,6 +93,7 @@ public final class ProcessRunner: CommandRunner {
             finish(running, termination: .exited(127), spawnFailure: directoryFailure, events: &pendingEvents)
         } else {
             spawnCurrentCommand(of: running, events: &pendingEvents)
+            if running.job.service != nil { startReadiness(of: running) }
         }
     }
 
@@ -112,6 +115,7 @@ public final class ProcessRunner: CommandRunner {
         var events = pendingEvents
         pendingEvents = []
         retryIfDescriptorsFreed(events: &events)
+        if probesRunning > 0 { takeProbeEvents(&events) }
         // Those of `start` (a command started, a spawn that failed) go out at once: polling too
         // cost a system call per command and rarely found anything yet.
         if !events.isEmpty { return events }
@@ -121,6 +125,13 @@ public final class ProcessRunner: CommandRunner {
             }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
             retryIfDescriptorsFreed(events: &events)
+            if probesRunning > 0 {
+                // A probe started by a deadline queued its own events; they are the runner's, and
+                // when they were all there was, it waits on.
+                events += pendingEvents
+                pendingEvents = []
+                takeProbeEvents(&events)
+            }
         } while events.isEmpty
         return events
     }
@@ -140,6 +151,12 @@ public final class ProcessRunner: CommandRunner {
             terminateGroup(of: watch, immediately: immediately, now: now)
         }
         signalOrphans(immediately ? SIGKILL : SIGTERM, now: now)
+    }
+
+    public func terminate(jobID: Int) {
+        guard let job = slots.first(where: { $0?.job.id == jobID }) ?? nil else { return }
+        job.terminatedByRequest = true
+        if job.commandRunning { terminate(job, immediately: false, now: MonotonicClock.now()) }
     }
 
     /// SIGKILLs every process group still known, running or left over, reaps what it spawned,
@@ -224,7 +241,10 @@ public final class ProcessRunner: CommandRunner {
     /// SIGTERM now and SIGKILL after the grace period, or SIGKILL now, to a running command.
     func terminate(_ job: RunningJob, immediately: Bool, now: UInt64) {
         guard !job.killed else { return }
-        if immediately {
+        if job.mainEnd != nil && !immediately {
+            // A cleanup command is not stopped early: it has the grace period to finish.
+            job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
+        } else if immediately {
             killGroup(of: job)
         } else {
             ProcessGroup.send(SIGTERM, toGroupLedBy: job.pid)
@@ -232,7 +252,7 @@ public final class ProcessRunner: CommandRunner {
         }
     }
 
-    private func killGroup(of job: RunningJob) {
+    func killGroup(of job: RunningJob) {
         // The whole group: members that ignore SIGTERM must not outlive their shell.
         ProcessGroup.send(SIGKILL, toGroupLedBy: job.pid)
         job.killed = true
@@ -249,6 +269,7 @@ public final class ProcessRunner: CommandRunner {
             if !job.killed, let deadline = job.killDeadline, now >= deadline {
                 killGroup(of: job)
             }
+            if job.readiness != nil { fireReadiness(of: job, now: now) }
         }
         for case let watch? in watches {
             fireDeadlines(of: watch, now: now, events: &events)

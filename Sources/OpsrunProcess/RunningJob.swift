@@ -39,6 +39,51 @@ final class RunningJob {
     var killDeadline: UInt64?
     var killed = false
 
+    /// Set once `commands` ended and its `cleanup:` commands run: how `commands` ended, which is
+    /// the job's result, and the cleanup command running now.
+    var mainEnd: MainEnd?
+    var cleanupIndex = 0
+    var cleanupFailure: CleanupFailure?
+    /// A service's probing, until it is ready or gives up (`ProcessRunner+Readiness`).
+    var readiness: Readiness?
+    var serviceFailure: ServiceFailure?
+
+    struct MainEnd {
+        var termination: Termination
+        var commandIndex: Int
+        var spawnFailure: String?
+        var timedOut: Bool
+    }
+
+    struct Readiness {
+        /// Past it, the service is not ready in time.
+        var deadline: UInt64
+        /// When the probe runs next; `nil` while it runs.
+        var nextProbe: UInt64?
+        var delay: UInt64
+    }
+
+    /// The command to spawn now: one of `commands`, or of `cleanupCommands` once they run.
+    var currentCommand: String {
+        mainEnd == nil ? job.commands[commandIndex] : job.cleanupCommands[cleanupIndex]
+    }
+
+    /// The index `.commandStarted` reports: cleanup commands follow the job's own.
+    var reportedCommandIndex: Int { mainEnd == nil ? commandIndex : job.commands.count + cleanupIndex }
+
+    /// `commands` ended as `end`: the cleanup commands run now, without the job's timeout; after
+    /// an interrupt or a stop, within what is left of the grace period.
+    func enterCleanup(_ end: MainEnd) {
+        mainEnd = end
+        cleanupIndex = 0
+        timeoutDeadline = nil
+        timedOut = false
+        if !terminatedByRequest {
+            killDeadline = nil
+            killed = false
+        }
+    }
+
     init(job: consuming CommandJob, slot: Int, now: UInt64) {
         timeoutDeadline = job.timeoutMilliseconds.map { now + UInt64(max(0, $0)) * 1_000_000 }
         self.job = job
@@ -58,7 +103,10 @@ final class RunningJob {
     /// The earliest moment something must happen to this job's running command without any event.
     var nextDeadline: UInt64? {
         guard commandRunning else { return nil }
-        let timeout = isTerminating ? nil : timeoutDeadline
+        var timeout = isTerminating ? nil : timeoutDeadline
+        if let readiness {
+            timeout = min(timeout ?? .max, readiness.nextProbe.map { min($0, readiness.deadline) } ?? readiness.deadline)
+        }
         let kill = killed ? nil : killDeadline
         guard let timeout else { return kill }
         guard let kill else { return timeout }

@@ -13,7 +13,7 @@ import Testing
         return copy
     }
 
-    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0), ("monorepo", 0)])
+    @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0), ("monorepo", 0), ("ci", 0)])
     func exampleRunsWithItsExpectedStatus(name: String, status: Int32) throws {
         let copy = try copy(name)
         defer { try? FileManager.default.removeItem(at: copy) }
@@ -21,6 +21,24 @@ import Testing
         #expect(plan.status == (status == 2 ? 2 : 0))
         let run = try OpsrunBinary.run([], in: copy)
         #expect(run.status == status, "\(run.stdout)\(run.stderr)")
+    }
+
+    /// Issue 16: a CI pipeline with a service on a free loopback port, an integration step that
+    /// queries it, a cleanup that collects a log, and a JUnit report; nothing is left listening.
+    @Test func ciServesTheSiteForTheIntegrationTestsThenStopsTheServer() throws {
+        let copy = try copy("ci")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let run = try OpsrunBinary.run(["-j", "2", "--junit", "junit.xml"], in: copy)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("integration | ok about.html"))
+        #expect(run.stdout.contains("integration | logs collected in build/logs"))
+        #expect(run.stdout.contains("5 succeeded, 1 service stopped"))
+        let log = try String(contentsOf: copy.appendingPathComponent("build/logs/integration.log"), encoding: .utf8)
+        #expect(log == "ok index.html\nok about.html\n")
+        let junit = try String(contentsOf: copy.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains("tests=\"6\" failures=\"0\""))
+        let port = try String(contentsOf: copy.appendingPathComponent("build/port"), encoding: .utf8)
+        #expect(!LoopbackPort.isListening(try #require(Int(port.trimmingCharacters(in: .whitespacesAndNewlines)))))
     }
 
     @Test func pipelinePackagesItsArchiveAfterEveryCheck() throws {

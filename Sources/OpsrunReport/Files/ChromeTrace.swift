@@ -45,10 +45,25 @@ public enum ChromeTrace {
                 ("args", .object([
                     ("attempt", .int(slice.attempt.number)),
                     ("result", .string(
-                        result.succeeded
+                        run.report.operations[slice.index].state == .finished(.stopped)
+                            ? "stopped"
+                            : result.succeeded
                             ? "succeeded"
                             : OutcomeText.attempt(result, timeoutMilliseconds: timeout, withDuration: false))),
                 ])),
+            ]))
+        }
+        // A service's slice runs until it was stopped; the moment it became ready is a mark on it.
+        for index in run.report.operations.indices {
+            guard let ready = run.report.operations[index].readyNanoseconds else { continue }
+            taskEvents.append(.object([
+                ("name", .string(run.report.operations[index].name + " ready")),
+                ("cat", .string("service")),
+                ("ph", .string("i")),
+                ("s", .string("p")),
+                ("ts", .int(Int(run.clock.offset(of: ready) / 1000))),
+                ("pid", .int(1)),
+                ("tid", .int(0)),
             ]))
         }
         for lane in laneEnds.indices {

@@ -30,6 +30,7 @@ public struct FinishedRun {
         case .finished(.failed): "failed"
         case .finished(.failedAllowed): "failed_allowed"
         case .finished(.upToDate): "up_to_date"
+        case .finished(.stopped): "stopped"
         case .cancelled(.runStopped): "not_run"
         case .cancelled: "cancelled"
         case .pending, .ready, .executing: preconditionFailure("operation \(index) did not end")
@@ -48,7 +49,7 @@ public struct FinishedRun {
             return "up to date"
         case .cancelled(let cause):
             return OutcomeText.cancellation(cause) { report.operations[$0].name }
-        case .finished(.succeeded), .pending, .ready, .executing:
+        case .finished(.succeeded), .finished(.stopped), .pending, .ready, .executing:
             return nil
         }
     }

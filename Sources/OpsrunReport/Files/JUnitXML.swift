@@ -38,8 +38,15 @@ public enum JUnitXML {
         let reason = run.reason(index) ?? ""
         let tail = run.recorder.outputTail(of: index) ?? ""
         switch record.state {
-        case .finished(.succeeded):
-            return open + "/>\n"
+        case .finished(.succeeded), .finished(.stopped):
+            // A service passes: it was stopped, as it should be. Its life and any failed cleanup
+            // are in <system-out>.
+            var notes: [String] = []
+            if record.state == .finished(.stopped) { notes.append("service: " + OutcomeText.service(record)) }
+            if let failure = record.lastResult?.cleanupFailure { notes.append("warning: " + OutcomeText.cleanup(failure)) }
+            guard !notes.isEmpty else { return open + "/>\n" }
+            return open + ">\n      <system-out>" + XMLText.content(notes.joined(separator: "\n") + "\n")
+                + "</system-out>\n    </testcase>\n"
         case .finished(.failed):
             return open + ">\n      <failure message=\"\(XMLText.attribute(reason))\" type=\"failed\">"
                 + XMLText.content(tail) + "</failure>\n    </testcase>\n"

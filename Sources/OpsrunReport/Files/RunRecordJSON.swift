@@ -30,6 +30,7 @@ public enum RunRecordJSON {
                 ("cancelled", .int(counts.cancelled)),
                 ("not_run", .int(counts.notRun)),
                 ("up_to_date", .int(counts.upToDate)),
+                ("stopped", .int(counts.stopped)),
             ])),
             ("tasks", .array(tasks)),
         ])
@@ -59,6 +60,12 @@ public enum RunRecordJSON {
             ("attempts", .int(record.attempts)),
             ("reason", .optional(run.reason(index))),
             ("caused_by", .optional(run.cause(index).map { run.report.operations[$0].name })),
+            ("service", .bool(run.specs[index].isService)),
+            ("ready", .optional(record.readyNanoseconds.map { run.clock.timestamp(of: $0) })),
+            ("ready_ms", span.flatMap { span in
+                record.readyNanoseconds.map { .int(run.clock.milliseconds(from: span.start, to: max(span.start, $0))) }
+            } ?? .null),
+            ("cleanup_failure", .optional(record.lastResult?.cleanupFailure.map(OutcomeText.cleanup))),
         ])
     }
 

@@ -47,7 +47,7 @@ public final class RunRecorder: RunObserver {
         case .cancelled(let index, _):
             // JUnit shows a cancelled task's reason, not its output.
             if keepsOutput { tails[index] = nil }
-        case .commandStarted, .runStopping:
+        case .commandStarted, .runStopping, .serviceReady:
             break
         }
     }

@@ -31,11 +31,12 @@ public enum GraphPrinter {
     ) {
         let (roots, shown) = selection(graph, roots: roots)
         var out = ChunkedOutput(output)
+        let services = serviceNotes(graph, shown: shown)
         switch format {
-        case .text: tree(graph, roots: roots, to: &out)
-        case .json: out.append(json(graph, ids: shown.indices.filter { shown[$0] }))
-        case .dot: dot(graph, ids: shown.indices.filter { shown[$0] }, to: &out)
-        case .mermaid: mermaid(graph, ids: shown.indices.filter { shown[$0] }, to: &out)
+        case .text: tree(graph, roots: roots, services: services, to: &out)
+        case .json: out.append(json(graph, ids: shown.indices.filter { shown[$0] }, services: services))
+        case .dot: dot(graph, ids: shown.indices.filter { shown[$0] }, services: services, to: &out)
+        case .mermaid: mermaid(graph, ids: shown.indices.filter { shown[$0] }, services: services, to: &out)
         }
         out.flush()
     }
@@ -65,7 +66,7 @@ public enum GraphPrinter {
     /// │   └── fetch
     /// └── docs
     /// ```
-    static func tree(_ graph: TaskGraph, roots: [Int], to out: inout ChunkedOutput) {
+    static func tree(_ graph: TaskGraph, roots: [Int], services: [Int: String] = [:], to out: inout ChunkedOutput) {
         var printed = [Bool](repeating: false, count: graph.count)
         // Iterative pre-order: each entry is a task, its depth, the text before its name, and the
         // text before its prerequisites' lines (which stops growing at `indentedDepth`).
@@ -76,6 +77,7 @@ public enum GraphPrinter {
                 out.append(lead)
                 if depth > indentedDepth { out.append("[\(depth)] ") }
                 out.append(graph.names[task])
+                if !services.isEmpty, let note = services[task] { out.append(" (\(note))") }
                 if printed[task] {
                     out.append(" (see above)\n")
                     continue
@@ -93,18 +95,30 @@ public enum GraphPrinter {
         }
     }
 
-    static func json(_ graph: TaskGraph, ids: [Int]) -> String {
+    static func json(_ graph: TaskGraph, ids: [Int], services: [Int: String] = [:]) -> String {
         var tasks: [OrderedJSON] = []
         var edges: [OrderedJSON] = []
+        var shownMask: [Bool] = []
+        if !services.isEmpty {
+            shownMask = [Bool](repeating: false, count: graph.count)
+            for id in ids { shownMask[id] = true }
+        }
         for id in ids {
             let deps = graph.prerequisites[id].map { graph.names[$0] }
-            tasks.append(
-                .object([
-                    ("name", .string(graph.names[id])),
-                    ("deps", .strings(deps)),
-                    ("queue", .optional(graph.tasks[id].queue?.value)),
-                    ("priority", .string(graph.tasks[id].priority.name)),
-                ]))
+            var fields: [(String, OrderedJSON)] = [
+                ("name", .string(graph.names[id])),
+                ("deps", .strings(deps)),
+                ("queue", .optional(graph.tasks[id].queue?.value)),
+                ("priority", .string(graph.tasks[id].priority.name)),
+            ]
+            if !services.isEmpty, services[id] != nil, let service = graph.tasks[id].service {
+                let last = lastUsers(of: id, in: graph, shown: shownMask)
+                fields.append(("service", .object([
+                    ("ready", .optional(service.ready?.value)),
+                    ("stopped_after", .strings(last.map { graph.names[$0] })),
+                ])))
+            }
+            tasks.append(.object(fields))
             for dep in deps {
                 edges.append(.object([("from", .string(graph.names[id])), ("to", .string(dep))]))
             }
@@ -112,9 +126,15 @@ public enum GraphPrinter {
         return OrderedJSON.object([("tasks", .array(tasks)), ("edges", .array(edges))]).rendered
     }
 
-    static func dot(_ graph: TaskGraph, ids: [Int], to out: inout ChunkedOutput) {
+    static func dot(_ graph: TaskGraph, ids: [Int], services: [Int: String] = [:], to out: inout ChunkedOutput) {
         out.append("digraph opsrun {\n")
-        for id in ids { out.append("  \(dotQuoted(graph.names[id]));\n") }
+        for id in ids {
+            if !services.isEmpty, services[id] != nil {
+                out.append("  \(dotQuoted(graph.names[id])) [style=dashed, label=\(dotQuoted(graph.names[id] + " (service)"))];\n")
+            } else {
+                out.append("  \(dotQuoted(graph.names[id]));\n")
+            }
+        }
         for id in ids {
             for p in graph.prerequisites[id] {
                 out.append("  \(dotQuoted(graph.names[id])) -> \(dotQuoted(graph.names[p]));\n")
@@ -137,12 +157,15 @@ public enum GraphPrinter {
         return out + "\""
     }
 
-    static func mermaid(_ graph: TaskGraph, ids: [Int], to out: inout ChunkedOutput) {
+    static func mermaid(_ graph: TaskGraph, ids: [Int], services: [Int: String] = [:], to out: inout ChunkedOutput) {
         // Mermaid ids must be plain words; names with `:` or `.` would break, so number them.
         var node = [Int](repeating: -1, count: graph.count)
         for (n, id) in ids.enumerated() { node[id] = n }
         out.append("graph TD\n")
-        for (n, id) in ids.enumerated() { out.append("  n\(n)[\"\(mermaidLabel(graph.names[id]))\"]\n") }
+        for (n, id) in ids.enumerated() {
+            let service = !services.isEmpty && services[id] != nil
+            out.append("  n\(n)[\"\(mermaidLabel(graph.names[id] + (service ? " (service)" : "")))\"]\n")
+        }
         for id in ids {
             for p in graph.prerequisites[id] { out.append("  n\(node[id]) --> n\(node[p])\n") }
         }

@@ -7,6 +7,16 @@ enum OutcomeText {
         -> String
     {
         if let why = result.spawnFailure { return "could not start: \(why)" }
+        switch result.serviceFailure {
+        case .notReady(let milliseconds)?: return "not ready after \(DurationText.limit(milliseconds: milliseconds))"
+        case .exitedBeforeReady?: return "exited before it was ready (\(termination(result.termination)))"
+        case .exitedWhileNeeded?:
+            let after = withDuration
+                ? " after " + DurationText.elapsed(from: result.startNanoseconds, to: result.endNanoseconds) : ""
+            return "exited while needed (\(termination(result.termination)))" + after
+        case .serviceExited(let name, let exit)?: return "service '\(name)' exited (\(termination(exit)))"
+        case nil: break
+        }
         let duration = DurationText.elapsed(
             from: result.startNanoseconds, to: result.endNanoseconds)
         if result.timedOut {
@@ -14,12 +24,30 @@ enum OutcomeText {
             return "timed out after "
                 + (timeoutMilliseconds.map { DurationText.limit(milliseconds: $0) } ?? duration)
         }
-        let what: String
-        switch result.termination {
-        case .exited(let code): what = "exit \(code)"
-        case .signaled(let signal): what = "killed by \(SignalName.of(signal))"
-        }
+        let what = termination(result.termination)
         return withDuration ? "\(what) after \(duration)" : what
+    }
+
+    /// `exit 1`, `killed by SIGKILL`.
+    static func termination(_ termination: Termination) -> String {
+        switch termination {
+        case .exited(let code): "exit \(code)"
+        case .signaled(let signal): "killed by \(SignalName.of(signal))"
+        }
+    }
+
+    /// A failed `cleanup:` command, a warning: `cleanup failed: exit 1`.
+    static func cleanup(_ failure: CleanupFailure) -> String {
+        if let why = failure.spawnFailure { return "cleanup could not start: \(why)" }
+        return "cleanup failed: \(termination(failure.termination))"
+    }
+
+    /// A stopped service's life: `ready after 0.4s, stopped after 3.1s`.
+    static func service(_ record: OperationRecord) -> String {
+        guard let start = record.startNanoseconds else { return "stopped" }
+        let stopped = "stopped after " + DurationText.elapsed(from: start, to: record.endNanoseconds ?? start)
+        guard let ready = record.readyNanoseconds else { return stopped + " (never ready)" }
+        return "ready after \(DurationText.elapsed(from: start, to: max(start, ready))), " + stopped
     }
 
     /// A task's failure after all its attempts: `exit 2 after 1.3s`, or with retries

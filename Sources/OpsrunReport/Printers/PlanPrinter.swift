@@ -35,6 +35,10 @@ public enum PlanPrinter {
     ///     $ pytest "$@"  # args: -v '-k foo'
     /// wave 3:
     ///   compile (2 instances)         (an `each` task, once its instances have finished)
+    ///   db (service, stopped after wave 3)
+    ///     $ postgres -D data
+    ///     ready $ pg_isready
+    ///     cleanup $ ./collect-logs
     /// ```
     /// `json`, fields in this order (`depfile` only for a task with one; `inputs` null when none
     /// are recorded):
@@ -43,7 +47,9 @@ public enum PlanPrinter {
     ///              "priority": "normal", "deps": ["fetch"], "upToDate": false,
     ///              "depfile": {"path": "main.d", "inputs": ["main.c", "include/x.h"] | null}}]]}
     /// ```
-    /// and, for the task named before `--` only, `"arguments": ["-v", "-k foo"]` after `commands`.
+    /// and, for the task named before `--` only, `"arguments": ["-v", "-k foo"]` after `commands`;
+    /// for a service, `"service": {"ready": "pg_isready" | null, "ready_timeout_ms": 60000,
+    /// "stopped_after_wave": 3}`; for a task with cleanup commands, `"cleanup": ["./collect-logs"]`.
     /// `depfiles`: by task id, for the tasks that have one.
     /// `shownCommands`: a task's commands as the text shows them (with the variables opsrun sets
     /// substituted, `ShownCommand`); the JSON keeps them as written, which is what the shell runs.
@@ -78,6 +84,12 @@ public enum PlanPrinter {
                 } else if task.isGroup {
                     notes.append("group")
                 }
+                if task.service != nil {
+                    // A service no wave stops did not start: what needs it is up to date.
+                    notes.append(
+                        plan.serviceStops[id].map { "service, stopped after wave \($0 + 1)" }
+                            ?? "service, not started: what needs it is up to date")
+                }
                 if let queue = task.queue { notes.append("queue \(queue.value)") }
                 if task.priority != .normal { notes.append("priority \(task.priority.name)") }
                 if upToDate.contains(id) { notes.append("up to date") }
@@ -92,6 +104,8 @@ public enum PlanPrinter {
                     while lines.count > 1, lines.last!.isEmpty { lines.removeLast() }
                     out += "    $ " + lines.joined(separator: "\n      ") + "\n"
                 }
+                if let ready = task.service?.ready { out += "    ready $ " + ready.value + "\n" }
+                for command in task.cleanup { out += "    cleanup $ " + command.value + "\n" }
                 if let depfile = depfiles[id] {
                     let inputs = depfile.inputs.map { $0.isEmpty ? "no files" : $0.joined(separator: " ") } ?? "not read yet"
                     out += "    depfile \(depfile.path): \(inputs)\n"
@@ -120,6 +134,14 @@ public enum PlanPrinter {
                         ("deps", .strings(graph.prerequisites[id].map { graph.names[$0] })),
                         ("upToDate", .bool(upToDate.contains(id))),
                     ]
+                    if let service = task.service {
+                        fields.append(("service", .object([
+                            ("ready", .optional(service.ready?.value)),
+                            ("ready_timeout_ms", .int(service.readyTimeoutMilliseconds)),
+                            ("stopped_after_wave", plan.serviceStops[id].map { .int($0 + 1) } ?? .null),
+                        ])))
+                    }
+                    if !task.cleanup.isEmpty { fields.append(("cleanup", .strings(task.cleanup.map(\.value)))) }
                     if let depfile = depfiles[id] {
                         fields.append(("depfile", .object([
                             ("path", .string(depfile.path)), ("inputs", depfile.inputs.map(OrderedJSON.strings) ?? .null),

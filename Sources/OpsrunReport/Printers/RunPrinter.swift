@@ -130,7 +130,10 @@ public final class RunPrinter: RunObserver {
         case .commandStarted(let index, let commandIndex):
             if options.verbosity == .verbose {
                 let job = specs[index].job
-                let command = options.shownCommands?[index]?[commandIndex] ?? job.commands[commandIndex]
+                // Cleanup commands follow the job's own, and are shown as written.
+                let command = commandIndex < job.commands.count
+                    ? options.shownCommands?[index]?[commandIndex] ?? job.commands[commandIndex]
+                    : job.cleanupCommands[commandIndex - job.commands.count]
                 renderer.echo(index, command: ArgumentsNote.appended(to: command, job.arguments))
                 showStatus()
             }
@@ -145,6 +148,12 @@ public final class RunPrinter: RunObserver {
             // silent about them too).
             guard !specs[index].isGroup, outcome != .upToDate else { return }
             taskEnded(index, end(of: index, outcome, result))
+            if let failure = result?.cleanupFailure { cleanupFailed(index, failure) }
+        case .serviceReady(let index, _):
+            if showsStartAndEndLines {
+                console.write(style.green("●") + " \(specs[index].name) ready\n")
+                showStatus()
+            }
         case .cancelled(let index, let cause):
             ended += 1
             // Only an interrupt cancels an executing task; the rest never started.
@@ -230,10 +239,10 @@ public final class RunPrinter: RunObserver {
         let attempts = live[index]?.attempt ?? 1
         let timeout = specs[index].job.timeoutMilliseconds
         switch outcome {
-        case .succeeded, .upToDate:
+        case .succeeded, .upToDate, .stopped:
             let start = live[index]?.firstStart ?? result?.startNanoseconds ?? 0
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)
-            return TaskEnd(kind: .succeeded, detail: duration, shortDetail: duration)
+            return TaskEnd(kind: outcome == .stopped ? .stopped : .succeeded, detail: duration, shortDetail: duration)
         case .failed, .failedAllowed:
             let short = result.map {
                 OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: false)
@@ -247,6 +256,20 @@ public final class RunPrinter: RunObserver {
         }
     }
 
+    /// `⚠ test cleanup failed: exit 1`: a warning; the task's result stands.
+    private func cleanupFailed(_ index: Int, _ failure: CleanupFailure) {
+        let text = OutcomeText.cleanup(failure)
+        if options.verbosity != .quiet {
+            console.write(style.yellow("⚠") + " \(specs[index].name) \(text)\n")
+        }
+        if options.githubActions {
+            let name = specs[index].name
+            console.write(
+                "::warning title=\(TaskEnd.escapeProperty(name))::\(TaskEnd.escapeData("\(name) \(text)"))\n")
+        }
+        showStatus()
+    }
+
     private func taskEnded(_ index: Int, _ end: TaskEnd) {
         live[index] = nil
         running.removeAll { $0 == index }
@@ -254,7 +277,8 @@ public final class RunPrinter: RunObserver {
         renderer.taskEnded(index, end)
         let name = specs[index].name
         let wanted =
-            showsStartAndEndLines || (options.verbosity != .quiet && end.kind != .succeeded)
+            showsStartAndEndLines
+            || (options.verbosity != .quiet && end.kind != .succeeded && end.kind != .stopped)
         if wanted && !renderer.printsTaskEnds {
             console.write(end.line(name: name, style: style))
         }

@@ -32,6 +32,7 @@ public enum SummaryPrinter {
         _ report: RunReport, specs: [OperationSpec], style: TerminalStyle, limit: Int
     ) -> String {
         var builder = SummaryRows(report: report, specs: specs, limit: limit)
+        builder.addServicesAndCleanups()
         builder.addWarnings()
         builder.addFailures()
         builder.addNotRun()
@@ -49,6 +50,7 @@ public enum SummaryPrinter {
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
+        if counts.stopped > 0 { parts.append("\(counts.stopped) service\(counts.stopped == 1 ? "" : "s") stopped") }
         return parts.joined(separator: ", ") + "\n"
     }
 }
@@ -88,6 +90,25 @@ private struct SummaryRows {
 
     private func indices(where matches: (OperationState) -> Bool) -> [Int] {
         report.operations.indices.filter { matches(report.operations[$0].state) }
+    }
+
+    /// `STOPPED  db  ready after 0.4s, stopped after 3.1s`, and a failed cleanup's warning.
+    mutating func addServicesAndCleanups() {
+        // A run without services or cleanups looks at nothing more.
+        let hasCleanups = specs.contains { !$0.job.cleanupCommands.isEmpty }
+        guard report.counts.stopped > 0 || hasCleanups else { return }
+        for index in report.operations.indices {
+            let operation = report.operations[index]
+            if operation.state == .finished(.stopped) {
+                rows.append(.top(label: "STOPPED", paint: .dim, name: name(index), reason: OutcomeText.service(operation)))
+            }
+            if let failure = operation.lastResult?.cleanupFailure {
+                rows.append(
+                    .top(
+                        label: "WARNING", paint: .yellow, name: name(index),
+                        reason: OutcomeText.cleanup(failure) + " (the task's result stands)"))
+            }
+        }
     }
 
     mutating func addWarnings() {

@@ -1,7 +1,7 @@
 /// How a task that ran ended, in the words of the live output (end lines, group headers,
 /// GitHub Actions annotations).
 struct TaskEnd {
-    enum Kind { case succeeded, failed, failedAllowed, interrupted }
+    enum Kind { case succeeded, failed, failedAllowed, interrupted, stopped }
 
     var kind: Kind
     /// `1.2s` for a success; otherwise the reason: `exit 2 after 1.3s`, `interrupted by SIGINT`
@@ -28,6 +28,7 @@ struct TaskEnd {
             "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
         case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow(result))\n"
         case .interrupted: "\(style.red("■")) \(name) \(detail)\n"
+        case .stopped: "\(style.dim("○")) \(name) stopped after \(detail)\n"
         }
     }
 
@@ -38,12 +39,14 @@ struct TaskEnd {
         case .failed: "\(failedWords): \(detail)"
         case .failedAllowed: "\(failedWords) (allowed): \(detail)"
         case .interrupted: detail
+        case .stopped: "stopped after \(detail)"
         }
     }
 
     func coloredResult(_ style: TerminalStyle) -> String {
         switch kind {
         case .succeeded: style.green(result)
+        case .stopped: style.dim(result)
         case .failed, .interrupted: style.red(result)
         case .failedAllowed: style.yellow(result)
         }
@@ -58,7 +61,7 @@ struct TaskEnd {
         case .failedAllowed:
             "::warning title=\(Self.escapeProperty(name))::"
                 + Self.escapeData("\(name) \(failedWords) (allowed to fail): \(shortDetail)") + "\n"
-        case .succeeded, .interrupted: nil
+        case .succeeded, .interrupted, .stopped: nil
         }
     }
 

@@ -11,28 +11,32 @@ struct TestOperation {
     var retries = 0
     var allowFailure = false
     var interactive = false
+    /// A service (SPEC §11): the fake runner makes it ready after `FakeRunner.readyAfter` ticks.
+    var service = false
 }
 
 func op(
     _ name: String, _ deps: [String] = [], priority: QueuePriority = .normal, queue: Int? = nil,
-    group: Bool = false, retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false
+    group: Bool = false, retries: Int = 0, allowFailure: Bool = false, interactive: Bool = false,
+    service: Bool = false
 ) -> TestOperation {
     TestOperation(
         name: name, deps: deps, priority: priority, queue: queue, group: group, retries: retries,
-        allowFailure: allowFailure, interactive: interactive)
+        allowFailure: allowFailure, interactive: interactive, service: service)
 }
 
 /// The specs of `operations`, names resolved to indices in the order given.
 func makeSpecs(_ operations: [TestOperation]) -> [OperationSpec] {
     let index = Dictionary(uniqueKeysWithValues: operations.enumerated().map { ($1.name, $0) })
     return operations.map { operation in
-        OperationSpec(
+        var job = CommandJob(
+            id: -1, taskName: operation.name,
+            commands: operation.group ? [] : ["run \(operation.name)"], workingDirectory: "/",
+            environment: [])
+        if operation.service { job.service = ServiceReadiness(probe: "probe \(operation.name)") }
+        return OperationSpec(
             name: operation.name, prerequisites: operation.deps.map { index[$0]! },
-            priority: operation.priority, queue: operation.queue,
-            job: CommandJob(
-                id: -1, taskName: operation.name,
-                commands: operation.group ? [] : ["run \(operation.name)"], workingDirectory: "/",
-                environment: []),
+            priority: operation.priority, queue: operation.queue, job: job,
             retries: operation.retries, allowFailure: operation.allowFailure,
             interactive: operation.interactive)
     }

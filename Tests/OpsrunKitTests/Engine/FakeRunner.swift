@@ -12,6 +12,11 @@ final class FakeRunner: CommandRunner {
     var signals: [(tick: Int, signal: Int32)] = []
     /// Tasks whose processes ignore SIGTERM: only `terminateAll(immediately: true)` ends them early.
     var ignoresTermination: Set<String> = []
+    /// Per service name, ticks until it is ready; 1 when not given. A service runs until it is
+    /// terminated unless `durations` says otherwise.
+    var readyAfter: [String: Int] = [:]
+    /// Per job id, the tick at which `terminate(jobID:)` was called.
+    private(set) var terminatedAt: [Int: Int] = [:]
     /// Per task name, bytes it writes to standard output when it starts.
     var outputs: [String: [UInt8]] = [:]
 
@@ -34,6 +39,7 @@ final class FakeRunner: CommandRunner {
         var startTick: Int
         var endTick: Int
         var killedBy: Int32?
+        var readyTick: Int?
     }
     private var running: [Running] = []
     private var attempts: [String: Int] = [:]
@@ -48,10 +54,12 @@ final class FakeRunner: CommandRunner {
             !running.contains { $0.job.id == job.id }, "job id \(job.id) is already running")
         let attempt = attempts[job.taskName, default: 0] + 1
         attempts[job.taskName] = attempt
-        let duration = durations[job.taskName, default: 1]
+        let isService = job.service != nil
+        let duration = durations[job.taskName] ?? (isService ? 1_000_000 : 1)
         running.append(
             Running(
-                job: job, attempt: attempt, startTick: now, endTick: now + duration, killedBy: nil))
+                job: job, attempt: attempt, startTick: now, endTick: now + duration, killedBy: nil,
+                readyTick: isService ? now + readyAfter[job.taskName, default: 1] : nil))
         starts.append(
             Start(
                 name: job.taskName, attempt: attempt, tick: now,
@@ -66,13 +74,18 @@ final class FakeRunner: CommandRunner {
         precondition(!running.isEmpty || !signals.isEmpty, "waitForEvents() with nothing running or coming")
         var events = immediateEvents
         immediateEvents.removeAll()
-        let nextEnd = running.map(\.endTick).min() ?? .max
+        let nextReady = running.compactMap(\.readyTick).min() ?? .max
+        let nextEnd = min(running.map(\.endTick).min() ?? .max, nextReady)
         if let signal = signals.first, signal.tick <= nextEnd {
             signals.removeFirst()
             now = max(now, signal.tick)
             return events + [.signal(signal.signal)]
         }
         now = nextEnd
+        for index in running.indices where running[index].readyTick == now && running[index].endTick > now {
+            running[index].readyTick = nil
+            events.append(.ready(jobID: running[index].job.id, nanoseconds: UInt64(now)))
+        }
         for job in running where job.endTick == now {
             events.append(.finished(jobID: job.job.id, result(of: job)))
         }
@@ -86,6 +99,14 @@ final class FakeRunner: CommandRunner {
         where immediately || !ignoresTermination.contains(running[index].job.taskName) {
             running[index].endTick = now
             running[index].killedBy = immediately ? 9 : 15
+        }
+    }
+
+    func terminate(jobID: Int) {
+        terminatedAt[jobID] = now
+        for index in running.indices where running[index].job.id == jobID {
+            running[index].endTick = now
+            running[index].killedBy = 15
         }
     }
 

@@ -54,7 +54,12 @@ import Testing
         let matrix = decoded.manifest.tasks[3]
         #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
         #expect(matrix.depfile?.value == "build/${SRC%.c}.d")
-        #expect(ManifestCodec.formatVersion == 5)
+        // Issue 16: `service` (with and without `ready`) and `cleanup`, in format 6 (with includes).
+        #expect(decoded.manifest.tasks[3].cleanup.map(\.value) == ["rm -f tmp", "echo done"])
+        #expect(decoded.manifest.tasks[4].service?.ready?.value == "pg_isready")
+        #expect(decoded.manifest.tasks[4].service?.readyTimeoutMilliseconds == 30_000)
+        #expect(decoded.manifest.tasks[5].service == ServiceSpec(location: decoded.manifest.tasks[5].service!.location))
+        #expect(ManifestCodec.formatVersion == 6)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -144,5 +149,12 @@ import Testing
             outputs: ["build/${SRC%.c}.o"]
             depfile: build/${SRC%.c}.d
             run: cc -MMD -MF "build/${SRC%.c}.d" -c "$SRC"
+            cleanup: [rm -f tmp, echo done]
+          db:
+            service: true
+            run: postgres
+            ready: pg_isready
+            ready_timeout: 30s
+          cache: { service: true, run: redis-server }
         """
 }

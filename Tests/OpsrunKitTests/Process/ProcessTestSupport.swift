@@ -10,6 +10,8 @@ struct JobLog {
     var standardOutput: [UInt8] = []
     var standardError: [UInt8] = []
     var result: JobResult?
+    /// `.ready` events of a service job.
+    var readyCount = 0
     /// Events for the job that came after its `.finished` (there must be none).
     var eventsAfterFinish = 0
 
@@ -104,6 +106,8 @@ final class RunnerDriver {
             update(id) { $0.result = result }
         case .signal(let signal):
             signals.append(signal)
+        case .ready(let id, _):
+            update(id) { $0.readyCount += 1 }
         }
     }
 

@@ -48,7 +48,8 @@ import Testing
                 "failed_allowed": 0,
                 "cancelled": 2,
                 "not_run": 1,
-                "up_to_date": 0
+                "up_to_date": 0,
+                "stopped": 0
               },
             """))
     }
@@ -67,7 +68,11 @@ import Testing
                   "duration_ms": 1250,
                   "attempts": 1,
                   "reason": "exit 2 after 1.3s",
-                  "caused_by": null
+                  "caused_by": null,
+                  "service": false,
+                  "ready": null,
+                  "ready_ms": null,
+                  "cleanup_failure": null
                 }
             """))
     }
