@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SHA-256 for content fingerprints (SPEC §5): the maintained library, no hand-written hash.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The shared cache's ActionResult messages (SPEC §12), generated once into OpsrunCache.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // libyaml, found through pkg-config; only OpsrunManifest/YAMLDocument.swift touches its C types.
@@ -37,6 +39,13 @@ let package = Package(
         .target(
             name: "OpsrunIncremental",
             dependencies: ["OpsrunCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The output cache (SPEC §12): keys, the local store, the Bazel HTTP cache, ActionResult.
+        .target(
+            name: "OpsrunCache",
+            dependencies: [
+                "OpsrunCore", "OpsrunIncremental", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]),
         // What a run needs: the project, its operations and environments, the dry-run plan.
         .target(
             name: "OpsrunPlan",
@@ -48,7 +57,7 @@ let package = Package(
             name: "OpsrunKit",
             dependencies: [
                 "OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunProcess",
-                "OpsrunIncremental", "OpsrunPlan", "OpsrunReport",
+                "OpsrunIncremental", "OpsrunCache", "OpsrunPlan", "OpsrunReport",
             ]),
         .executableTarget(
             name: "opsrun",

@@ -26,6 +26,9 @@ public enum OperationOutcome: Sendable, Equatable {
     case failedAllowed
     /// Its work was already done (SPEC §5): it did not run, and counts as a success.
     case upToDate
+    /// Out of date, but its outputs and log came from the output cache (SPEC §12): it did not run,
+    /// and counts as a success.
+    case restored
 
     /// Whether dependents may run after it.
     public var unblocksDependents: Bool { self != .failed }

@@ -64,6 +64,8 @@ public struct RunCounts: Sendable, Equatable {
     public var notRun = 0
     /// Skipped because nothing changed; stays 0 until up-to-date checks exist (SPEC §5).
     public var upToDate = 0
+    /// Restored from the output cache instead of run (SPEC §12).
+    public var restored = 0
 
     public init() {}
 
@@ -74,6 +76,7 @@ public struct RunCounts: Sendable, Equatable {
             case .finished(.failed): failed += 1
             case .finished(.failedAllowed): failedAllowed += 1
             case .finished(.upToDate): upToDate += 1
+            case .finished(.restored): restored += 1
             case .cancelled(.runStopped): notRun += 1
             case .cancelled: cancelled += 1
             case .pending, .ready, .executing:
@@ -82,5 +85,5 @@ public struct RunCounts: Sendable, Equatable {
         }
     }
 
-    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate }
+    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate + restored }
 }

@@ -1,3 +1,4 @@
+import OpsrunCache
 import OpsrunCore
 import OpsrunEngine
 import OpsrunProcess
@@ -14,8 +15,12 @@ extension RunSession {
         noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
-        let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
+        var observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
         let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
+        if let gate, let cache = runCache(status: status, next: observer) {
+            gate.cache = cache
+            observer = cache
+        }
         let runner = ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
             host: host)
@@ -27,6 +32,7 @@ extension RunSession {
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
+        gate?.cache?.cache.finish()
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
         KeptUntilExit.keep(engine, gate as Any, printer, report)
@@ -48,6 +54,23 @@ extension RunSession {
             durations.record(specs[index].name, microseconds: (result.endNanoseconds - result.startNanoseconds) / 1_000)
         }
         durations.save(keeping: Set(instances.graph.names))
+    }
+
+    /// The output cache for this run, when it is on and a task of the run can use it.
+    private func runCache(status: Status, next: RunObserver) -> RunCache? {
+        guard let incremental else { return nil }
+        let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
+        guard let directory = settings.directory else { return nil }
+        let tasks = instances.graph.tasks
+        let cacheable = selection.indices.map { index in
+            let task = tasks[selection[index]]
+            let spec = incremental.tasks[index]
+            return task.cache && !task.interactive && !spec.commands.isEmpty && !spec.sources.isEmpty
+                && !spec.outputs.isEmpty && spec.depfile == nil
+        }
+        guard cacheable.contains(true) else { return nil }
+        let cache = OutputCache(directory: directory, sizeLimit: settings.sizeLimit)
+        return RunCache(cache: cache, cacheable: cacheable, restores: !invocation.force, next: next)
     }
 
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares

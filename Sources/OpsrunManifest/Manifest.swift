@@ -91,6 +91,8 @@ public struct TaskSpec: Equatable, Sendable {
     public var allowFailure: Bool
     /// Runs alone with the terminal as its standard input and output.
     public var interactive: Bool
+    /// `cache: false`: never restored from nor stored in the output cache (SPEC §12).
+    public var cache = true
     /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
     public var requires: [Located<String>] = []
     /// `each:`: the task is one operation per value (SPEC §10). Kept as written; `TaskInstances`

@@ -2,6 +2,7 @@
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, depfile, queue, priority, qos, timeout, retries, allowFailure, interactive
     case requires
+    case cache
     case each
 
     /// The key `text` names, or `nil` for an unknown one.
@@ -29,6 +30,7 @@ enum TaskKey {
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
         case (4, UInt8(ascii: "e")): candidate = .each
+        case (5, UInt8(ascii: "c")): candidate = .cache
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -55,6 +57,7 @@ enum TaskKey {
         case .interactive: "interactive"
         case .requires: "requires"
         case .each: "each"
+        case .cache: "cache"
         }
     }
 }

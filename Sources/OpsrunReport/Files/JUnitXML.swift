@@ -40,6 +40,8 @@ public enum JUnitXML {
         switch record.state {
         case .finished(.succeeded):
             return open + "/>\n"
+        case .finished(.restored):
+            return open + ">\n      <system-out>restored from the output cache</system-out>\n    </testcase>\n"
         case .finished(.failed):
             return open + ">\n      <failure message=\"\(XMLText.attribute(reason))\" type=\"failed\">"
                 + XMLText.content(tail) + "</failure>\n    </testcase>\n"

@@ -30,6 +30,7 @@ public enum RunRecordJSON {
                 ("cancelled", .int(counts.cancelled)),
                 ("not_run", .int(counts.notRun)),
                 ("up_to_date", .int(counts.upToDate)),
+                ("restored", .int(counts.restored)),
             ])),
             ("tasks", .array(tasks)),
         ])

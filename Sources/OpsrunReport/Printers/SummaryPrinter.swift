@@ -49,6 +49,7 @@ public enum SummaryPrinter {
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
+        if counts.restored > 0 { parts.append("\(counts.restored) restored") }
         return parts.joined(separator: ", ") + "\n"
     }
 }

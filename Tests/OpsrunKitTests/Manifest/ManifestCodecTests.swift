@@ -31,7 +31,7 @@ import Testing
         let build = manifest.tasks[2]
         #expect(build.description == "Build ünïcode ✓")
         #expect(build.timeoutMilliseconds == 90_000)
-        #expect(build.retries == 2 && build.allowFailure && build.interactive)
+        #expect(build.retries == 2 && build.allowFailure && build.interactive && !build.cache)
         #expect(build.qualityOfService == .background && build.priority == .veryLow)
         #expect(build.requires.map(\.value) == ["TOKEN", "REGION"])
         // `each`, `requires` and `depfile` together (each one branch of issue 15, format 4 holds all).
@@ -39,7 +39,7 @@ import Testing
         let matrix = decoded.manifest.tasks[3]
         #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
         #expect(matrix.depfile?.value == "build/${SRC%.c}.d")
-        #expect(ManifestCodec.formatVersion == 4)
+        #expect(ManifestCodec.formatVersion == 5)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -122,6 +122,7 @@ import Testing
             retries: 2
             allow_failure: true
             interactive: true
+            cache: false
             requires: [TOKEN, REGION]
           matrix:
             each: { OS: [linux, mac], SRC: "src/*.c" }

@@ -48,7 +48,8 @@ import Testing
                 "failed_allowed": 0,
                 "cancelled": 2,
                 "not_run": 1,
-                "up_to_date": 0
+                "up_to_date": 0,
+                "restored": 0
               },
             """))
     }
