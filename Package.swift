@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // The shared cache's ActionResult messages (SPEC §12), generated once into OpsrunCache.
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // The shared cache's HTTP (SPEC §12): a maintained client, no hand-written HTTP.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // libyaml, found through pkg-config; only OpsrunManifest/YAMLDocument.swift touches its C types.
@@ -45,6 +48,9 @@ let package = Package(
             dependencies: [
                 "OpsrunCore", "OpsrunIncremental", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // What a run needs: the project, its operations and environments, the dry-run plan.
         .target(

@@ -1,4 +1,5 @@
 import OpsrunCore
+import OpsrunManifest
 
 /// Where the output cache lives and what it may do (SPEC §12), from the command line and opsrun's
 /// environment: `--cache-dir`, `OPSRUN_CACHE_DIR`, `$XDG_CACHE_HOME/opsrun`, `~/.cache/opsrun`.
@@ -12,6 +13,9 @@ struct CacheSettings {
     var remoteWrites: Bool
     /// `OPSRUN_REMOTE_CACHE_HEADER`: `Name: value`, sent with every request and never printed.
     var remoteHeader: (name: String, value: String)?
+    /// `OPSRUN_REMOTE_CACHE_TIMEOUT` (`10s`, `500ms`): how long one request may take; connecting
+    /// gets at most 2 s of it.
+    var remoteTimeoutMilliseconds = 10_000
 
     static let defaultSizeLimit: UInt64 = 5 << 30
 
@@ -23,6 +27,11 @@ struct CacheSettings {
         if let header = Self.nonEmpty(environment["OPSRUN_REMOTE_CACHE_HEADER"]), let colon = header.firstIndex(of: ":") {
             let name = header[..<colon].trimmingSpaces
             if !name.isEmpty { remoteHeader = (name, header[header.index(after: colon)...].trimmingSpaces) }
+        }
+        if let text = Self.nonEmpty(environment["OPSRUN_REMOTE_CACHE_TIMEOUT"]),
+            let milliseconds = GraceDuration.milliseconds(text), milliseconds > 0
+        {
+            remoteTimeoutMilliseconds = milliseconds
         }
         guard !off else { return }
         if let chosen = Self.nonEmpty(invocation.cacheDirectory ?? environment["OPSRUN_CACHE_DIR"]) {

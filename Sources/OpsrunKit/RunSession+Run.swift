@@ -69,7 +69,21 @@ extension RunSession {
                 && !spec.outputs.isEmpty && spec.depfile == nil
         }
         guard cacheable.contains(true) else { return nil }
-        let cache = OutputCache(directory: directory, sizeLimit: settings.sizeLimit)
+        // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
+        let remote = settings.remoteURL.map { url in
+            HTTPRemoteCache(
+                url: url, header: settings.remoteHeader,
+                connectTimeout: Int64(min(2_000, settings.remoteTimeoutMilliseconds)),
+                requestTimeout: Int64(settings.remoteTimeoutMilliseconds))
+        }
+        let cache = OutputCache(
+            directory: directory, sizeLimit: settings.sizeLimit, remote: remote, remoteWrites: settings.remoteWrites)
+        if let remote {
+            let shown = remote.shownURL
+            cache.onRemoteProblem = { problem in
+                status.warning("warning: remote cache \(shown): \(problem); going on without it")
+            }
+        }
         return RunCache(cache: cache, cacheable: cacheable, restores: !invocation.force, next: next)
     }
 
