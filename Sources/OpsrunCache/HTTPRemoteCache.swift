@@ -109,7 +109,7 @@ package final class HTTPRemoteCache: RemoteCacheClient {
             case .connectTimeout: return "could not connect in time"
             case .readTimeout, .deadlineExceeded: return "no answer in time"
             case .remoteConnectionClosed: return "the server closed the connection"
-            case .invalidURL, .emptyHost, .unsupportedScheme: return "not a URL it can use"
+            case .invalidURL, .emptyHost: return "not a URL it can use"
             default: break
             }
         }
