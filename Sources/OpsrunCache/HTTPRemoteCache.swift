@@ -44,9 +44,6 @@ package final class HTTPRemoteCache: RemoteCacheClient {
 
     deinit { shutdown() }
 
-    /// The base URL without credentials, as warnings show it.
-    package var shownURL: String { Self.withoutCredentials(base) }
-
     package func get(_ path: String) -> RemoteReply {
         do {
             let request = try HTTPClient.Request(url: base + "/" + path, method: .GET, headers: headers)
@@ -119,8 +116,8 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
 
-    /// `http://user:token@host/x` → `http://host/x`.
-    static func withoutCredentials(_ url: String) -> String {
+    /// `http://user:token@host/x` → `http://host/x`: the URL as warnings show it.
+    package static func withoutCredentials(_ url: String) -> String {
         guard let scheme = url.range(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -13,8 +13,15 @@
 /// an `ActionResult` under `/ac/<sha256>` names its output files and logs by `Digest`, whose
 /// blobs live under `/cas/<sha256>`. Field numbers and names are the real ones, so any server or
 /// tool of that protocol reads what opsrun writes; everything else of the file is left out.
+/// The local cache inlines small files and logs (`contents`, `stdout_raw`, `stderr_raw`), one file
+/// per entry; what goes to a server never does, as the protocol asks of clients.
 /// Regenerate with the command in docs/cache.md.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SwiftProtobuf
 
 // If the compiler emits an error on this type, it is because this file
@@ -36,6 +43,8 @@ package nonisolated struct Build_Bazel_Remote_Execution_V2_ActionResult: Sendabl
 
   package var exitCode: Int32 = 0
 
+  package var stdoutRaw: Data = Data()
+
   package var stdoutDigest: Build_Bazel_Remote_Execution_V2_Digest {
     get {_stdoutDigest ?? Build_Bazel_Remote_Execution_V2_Digest()}
     set {_stdoutDigest = newValue}
@@ -44,6 +53,8 @@ package nonisolated struct Build_Bazel_Remote_Execution_V2_ActionResult: Sendabl
   package var hasStdoutDigest: Bool {self._stdoutDigest != nil}
   /// Clears the value of `stdoutDigest`. Subsequent reads from it will return its default value.
   package mutating func clearStdoutDigest() {self._stdoutDigest = nil}
+
+  package var stderrRaw: Data = Data()
 
   package var stderrDigest: Build_Bazel_Remote_Execution_V2_Digest {
     get {_stderrDigest ?? Build_Bazel_Remote_Execution_V2_Digest()}
@@ -79,6 +90,8 @@ package nonisolated struct Build_Bazel_Remote_Execution_V2_OutputFile: Sendable 
   package mutating func clearDigest() {self._digest = nil}
 
   package var isExecutable: Bool = false
+
+  package var contents: Data = Data()
 
   package var nodeProperties: Build_Bazel_Remote_Execution_V2_NodeProperties {
     get {_nodeProperties ?? Build_Bazel_Remote_Execution_V2_NodeProperties()}
@@ -138,7 +151,7 @@ fileprivate nonisolated let _protobuf_package = "build.bazel.remote.execution.v2
 
 nonisolated extension Build_Bazel_Remote_Execution_V2_ActionResult: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ActionResult"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}output_files\0\u{4}\u{2}exit_code\0\u{4}\u{2}stdout_digest\0\u{4}\u{2}stderr_digest\0\u{c}\u{1}\u{1}")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}output_files\0\u{4}\u{2}exit_code\0\u{3}stdout_raw\0\u{3}stdout_digest\0\u{3}stderr_raw\0\u{3}stderr_digest\0\u{c}\u{1}\u{1}")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -148,7 +161,9 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_ActionResult: SwiftProtobu
       switch fieldNumber {
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.outputFiles) }()
       case 4: try { try decoder.decodeSingularInt32Field(value: &self.exitCode) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.stdoutRaw) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._stdoutDigest) }()
+      case 7: try { try decoder.decodeSingularBytesField(value: &self.stderrRaw) }()
       case 8: try { try decoder.decodeSingularMessageField(value: &self._stderrDigest) }()
       default: break
       }
@@ -166,9 +181,15 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_ActionResult: SwiftProtobu
     if self.exitCode != 0 {
       try visitor.visitSingularInt32Field(value: self.exitCode, fieldNumber: 4)
     }
+    if !self.stdoutRaw.isEmpty {
+      try visitor.visitSingularBytesField(value: self.stdoutRaw, fieldNumber: 5)
+    }
     try { if let v = self._stdoutDigest {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     } }()
+    if !self.stderrRaw.isEmpty {
+      try visitor.visitSingularBytesField(value: self.stderrRaw, fieldNumber: 7)
+    }
     try { if let v = self._stderrDigest {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     } }()
@@ -178,7 +199,9 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_ActionResult: SwiftProtobu
   package static func ==(lhs: Build_Bazel_Remote_Execution_V2_ActionResult, rhs: Build_Bazel_Remote_Execution_V2_ActionResult) -> Bool {
     if lhs.outputFiles != rhs.outputFiles {return false}
     if lhs.exitCode != rhs.exitCode {return false}
+    if lhs.stdoutRaw != rhs.stdoutRaw {return false}
     if lhs._stdoutDigest != rhs._stdoutDigest {return false}
+    if lhs.stderrRaw != rhs.stderrRaw {return false}
     if lhs._stderrDigest != rhs._stderrDigest {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -187,7 +210,7 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_ActionResult: SwiftProtobu
 
 nonisolated extension Build_Bazel_Remote_Execution_V2_OutputFile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".OutputFile"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}digest\0\u{4}\u{2}is_executable\0\u{4}\u{3}node_properties\0\u{c}\u{3}\u{1}")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}digest\0\u{4}\u{2}is_executable\0\u{1}contents\0\u{4}\u{2}node_properties\0\u{c}\u{3}\u{1}")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -198,6 +221,7 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_OutputFile: SwiftProtobuf.
       case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._digest) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.isExecutable) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.contents) }()
       case 7: try { try decoder.decodeSingularMessageField(value: &self._nodeProperties) }()
       default: break
       }
@@ -218,6 +242,9 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_OutputFile: SwiftProtobuf.
     if self.isExecutable != false {
       try visitor.visitSingularBoolField(value: self.isExecutable, fieldNumber: 4)
     }
+    if !self.contents.isEmpty {
+      try visitor.visitSingularBytesField(value: self.contents, fieldNumber: 5)
+    }
     try { if let v = self._nodeProperties {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
     } }()
@@ -228,6 +255,7 @@ nonisolated extension Build_Bazel_Remote_Execution_V2_OutputFile: SwiftProtobuf.
     if lhs.path != rhs.path {return false}
     if lhs._digest != rhs._digest {return false}
     if lhs.isExecutable != rhs.isExecutable {return false}
+    if lhs.contents != rhs.contents {return false}
     if lhs._nodeProperties != rhs._nodeProperties {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

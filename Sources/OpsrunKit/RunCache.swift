@@ -9,8 +9,10 @@ import OpsrunReport
 final class RunCache: RunObserver {
     let cache: OutputCache
     /// By operation: a task with `sources`, `outputs` and commands, not `cache: false`, not
-    /// interactive, without a depfile (whose inputs are known only after it ran).
-    private let cacheable: [Bool]
+    /// interactive, without a depfile (whose inputs are known only after it ran). Made when first
+    /// asked: a run in which every task is up to date never asks.
+    private lazy var cacheable: [Bool] = makeCacheable()
+    private let makeCacheable: () -> [Bool]
     /// `-B` runs everything: nothing is restored, what runs is still stored.
     private let restores: Bool
     private let next: RunObserver
@@ -20,9 +22,9 @@ final class RunCache: RunObserver {
     /// A log larger than this is not kept, and its task not stored.
     private static let logLimit = 64 << 20
 
-    init(cache: OutputCache, cacheable: [Bool], restores: Bool, next: RunObserver) {
+    init(cache: OutputCache, cacheable: @escaping () -> [Bool], restores: Bool, next: RunObserver) {
         self.cache = cache
-        self.cacheable = cacheable
+        makeCacheable = cacheable
         self.restores = restores
         self.next = next
     }

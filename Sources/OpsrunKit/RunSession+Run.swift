@@ -56,30 +56,33 @@ extension RunSession {
         durations.save(keeping: Set(instances.graph.names))
     }
 
-    /// The output cache for this run, when it is on and a task of the run can use it.
+    /// The output cache for this run, when it is on and the run has tasks with sources or outputs;
+    /// which of them are cacheable is worked out only when one is out of date.
     private func runCache(status: Status, next: RunObserver) -> RunCache? {
         guard let incremental else { return nil }
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
-        let tasks = instances.graph.tasks
-        let cacheable = selection.indices.map { index in
-            let task = tasks[selection[index]]
-            let spec = incremental.tasks[index]
-            return task.cache && !task.interactive && !spec.commands.isEmpty && !spec.sources.isEmpty
-                && !spec.outputs.isEmpty && spec.depfile == nil
+        let (tasks, selection, specs) = (instances.graph.tasks, selection, incremental.tasks)
+        let cacheable = {
+            selection.indices.map { index in
+                let (task, spec) = (tasks[selection[index]], specs[index])
+                return task.cache && !task.interactive && !spec.commands.isEmpty && !spec.sources.isEmpty
+                    && !spec.outputs.isEmpty && spec.depfile == nil
+            }
         }
-        guard cacheable.contains(true) else { return nil }
         // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
         let remote = settings.remoteURL.map { url in
-            HTTPRemoteCache(
-                url: url, header: settings.remoteHeader,
-                connectTimeout: Int64(min(2_000, settings.remoteTimeoutMilliseconds)),
-                requestTimeout: Int64(settings.remoteTimeoutMilliseconds))
+            { () -> RemoteCacheClient in
+                HTTPRemoteCache(
+                    url: url, header: settings.remoteHeader,
+                    connectTimeout: Int64(min(2_000, settings.remoteTimeoutMilliseconds)),
+                    requestTimeout: Int64(settings.remoteTimeoutMilliseconds))
+            }
         }
         let cache = OutputCache(
             directory: directory, sizeLimit: settings.sizeLimit, remote: remote, remoteWrites: settings.remoteWrites)
-        if let remote {
-            let shown = remote.shownURL
+        if let url = settings.remoteURL {
+            let shown = HTTPRemoteCache.withoutCredentials(url.hasSuffix("/") ? String(url.dropLast()) : url)
             cache.onRemoteProblem = { problem in
                 status.warning("warning: remote cache \(shown): \(problem); going on without it")
             }

@@ -15,21 +15,35 @@ import Testing
 
     @Test func anEntryRoundTripsAsAnActionResult() throws {
         let entry = CacheEntry(
-            files: [CacheEntry.File(path: "out/app", blob: blob, mode: 0o750)], standardOutput: blob, standardError: nil)
-        #expect(CacheEntry(decoding: entry.encoded) == entry)
+            files: [CacheEntry.File(path: "out/app", blob: blob, mode: 0o750)], standardOutput: .init(blob: blob),
+            standardError: nil)
+        #expect(CacheEntry(decoding: entry.encoded(inlining: false)) == entry)
         // `is_executable` too, for readers that know no `unix_mode`.
-        let result = try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: entry.encoded)
+        let result = try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: entry.encoded(inlining: false))
         #expect(result.outputFiles[0].isExecutable && result.outputFiles[0].digest.sizeBytes == 3)
+    }
+
+    @Test func inlinedBytesAreKeptLocallyCheckedAndNeverSent() throws {
+        let bytes = Array("abc".utf8)
+        let inline = CacheEntry(
+            files: [CacheEntry.File(path: "a", blob: .init(of: bytes), mode: 0o644, contents: bytes)],
+            standardOutput: .init(blob: .init(of: bytes), contents: bytes))
+        #expect(CacheEntry(decoding: inline.encoded(inlining: true)) == inline)
+        let sent = try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: inline.encoded(inlining: false))
+        #expect(sent.outputFiles[0].contents.isEmpty && sent.stdoutRaw.isEmpty)
+        var lying = inline
+        lying.files[0].contents = Array("xyz".utf8)
+        #expect(CacheEntry(decoding: lying.encoded(inlining: true)) == nil)
     }
 
     @Test func garbageAndPathsLeavingTheDirectoryAreNoEntry() {
         #expect(CacheEntry(decoding: Array("<html>not found</html>".utf8)) == nil)
         for path in ["/etc/passwd", "../x", "a/../../x", "a//b", "./a", ""] {
             let entry = CacheEntry(files: [CacheEntry.File(path: path, blob: blob, mode: 0o644)])
-            #expect(CacheEntry(decoding: entry.encoded) == nil, "\(path)")
+            #expect(CacheEntry(decoding: entry.encoded(inlining: false)) == nil, "\(path)")
         }
         let badDigest = CacheEntry(files: [CacheEntry.File(path: "a", blob: .init(hash: "../../etc", size: 1), mode: 0o644)])
-        #expect(CacheEntry(decoding: badDigest.encoded) == nil)
+        #expect(CacheEntry(decoding: badDigest.encoded(inlining: false)) == nil)
     }
 
     @Test func keysDependOnTheDefinitionOutputsAndMachine() {
