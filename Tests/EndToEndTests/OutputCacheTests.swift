@@ -115,22 +115,29 @@ import Testing
         #expect(result.stdout.contains("1 succeeded, 1 restored"))
     }
 
-    @Test func aTamperedBlobIsIgnoredAndTheTaskRuns() throws {
+    @Test func aTamperedEntryIsIgnoredAndTheTaskRuns() throws {
         defer { try? FileManager.default.removeItem(atPath: cache) }
         #expect(try run(try clone()).status == 0)
-        // Every blob of the cache rewritten with other bytes of the same size.
-        let blobs = try FileManager.default.contentsOfDirectory(atPath: cache + "/cas")
-        #expect(!blobs.isEmpty)
-        for blob in blobs {
-            let path = cache + "/cas/" + blob
-            let size = try Data(contentsOf: URL(fileURLWithPath: path)).count
-            try Data(repeating: UInt8(ascii: "x"), count: size).write(to: URL(fileURLWithPath: path))
+        // Small outputs live inside their entry: change the bytes of gen.sh there, keeping sizes.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/ac")
+        var tampered = 0
+        for entry in entries {
+            let url = URL(fileURLWithPath: cache + "/ac/" + entry)
+            var bytes = try Data(contentsOf: url)
+            if let found = bytes.range(of: Data("echo one".utf8)) {
+                bytes.replaceSubrange(found, with: Data("echo six".utf8))
+                tampered += 1
+            }
+            try bytes.write(to: url)
         }
+        #expect(tampered == 1)
         let second = try clone()
         let result = try run(second)
         #expect(result.status == 0)
-        #expect(ran(second) == ["gen", "use"])
-        #expect(result.stdout.contains("2 succeeded"))
+        // gen runs again; what it writes is what use's entry was made from, so use is restored.
+        #expect(ran(second) == ["gen"])
+        #expect(result.stdout.hasSuffix("1 succeeded, 1 restored\n"))
+        #expect(try String(contentsOfFile: second.path("out/gen.sh"), encoding: .utf8) == "#!/bin/sh\necho one\n")
         #expect(try String(contentsOfFile: second.path("out/use.txt"), encoding: .utf8) == "one\n")
     }
 
