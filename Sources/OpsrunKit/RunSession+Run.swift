@@ -32,7 +32,12 @@ extension RunSession {
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
-        gate?.cache?.cache.finish()
+        if let cache = gate?.cache?.cache {
+            cache.finish()
+            if invocation.verbosity == .verbose, cache.restoredCount + cache.storedCount > 0 {
+                status.note("output cache \(cache.local.root): \(cache.restoredCount) restored, \(cache.storedCount) stored")
+            }
+        }
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
         KeptUntilExit.keep(engine, gate as Any, printer, report)
