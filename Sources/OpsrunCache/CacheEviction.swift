@@ -6,6 +6,22 @@ import Glibc
 /// longest ago (by modification time, which every use sets) go first, down to 90 % of the limit so
 /// that the next runs do not each evict a little. An entry whose blob was evicted is a miss.
 enum CacheEviction {
+    /// A trim scans the whole cache, so it runs at most this often (by the time of `root/trimmed`):
+    /// a large cache is not listed after every run, and may outgrow its bound by what the runs of
+    /// these minutes store.
+    static let intervalSeconds = 600
+
+    /// Trims `root` if the last trim is older than `intervalSeconds` (or there was none).
+    static func trimIfDue(root: String, limit: UInt64) {
+        let stamp = root + "/trimmed"
+        var info = stat()
+        if stat(stamp, &info) == 0, Int(time(nil)) - Int(info.st_mtim.tv_sec) < intervalSeconds { return }
+        trim(root: root, limit: limit)
+        let descriptor = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor >= 0 { close(descriptor) }
+        utimensat(AT_FDCWD, stamp, nil, 0)
+    }
+
     /// Evicts from `root`'s `ac/` and `cas/`; leftovers in `tmp/` older than an hour (a run killed
     /// between writing and renaming) go too.
     static func trim(root: String, limit: UInt64) {

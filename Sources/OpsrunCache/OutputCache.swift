@@ -181,7 +181,7 @@ package final class OutputCache {
         uploads = []
         // Only a client that was made is shut down (reading `remote` would make one).
         if hasRemote, remoteWasMade { remote?.shutdown() }
-        if stored { CacheEviction.trim(root: local.root, limit: sizeLimit) }
+        if stored { CacheEviction.trimIfDue(root: local.root, limit: sizeLimit) }
     }
 
     /// The server's body for `path`, or `nil` for a miss or a failure (reported once).
