@@ -13,6 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SHA-256 for content fingerprints (SPEC §5): the maintained library, no hand-written hash.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The shared cache's ActionResult messages (SPEC §12), generated once into OpsrunCache.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // The shared cache's HTTP (SPEC §12): a maintained client, no hand-written HTTP.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // libyaml, found through pkg-config; only OpsrunManifest/YAMLDocument.swift touches its C types.
@@ -37,6 +42,16 @@ let package = Package(
         .target(
             name: "OpsrunIncremental",
             dependencies: ["OpsrunCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The output cache (SPEC §12): keys, the local store, the Bazel HTTP cache, ActionResult.
+        .target(
+            name: "OpsrunCache",
+            dependencies: [
+                "OpsrunCore", "OpsrunIncremental", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // What a run needs: the project, its operations and environments, the dry-run plan.
         .target(
             name: "OpsrunPlan",
@@ -48,7 +63,7 @@ let package = Package(
             name: "OpsrunKit",
             dependencies: [
                 "OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunProcess",
-                "OpsrunIncremental", "OpsrunPlan", "OpsrunReport",
+                "OpsrunIncremental", "OpsrunCache", "OpsrunPlan", "OpsrunReport",
             ]),
         .executableTarget(
             name: "opsrun",

@@ -9,6 +9,7 @@ Shapes:
 Commands:
   true   every task runs /bin/true
   touch  every task runs `touch out/NAME` (make and ninja get real file targets)
+  copy   every task runs `cp src/NAME.txt out/NAME`, with that source and output declared
 With --sources, every task also gets one real source file src/NAME.txt (written here) and one
 output out/NAME, declared as sources/outputs (opsrun), inputs/outputs (ninja, make) and
 sources/generates (go-task): the workload of an incremental no-op run.
@@ -66,12 +67,15 @@ def build_graph(shape, n, width, seed):
 
 
 def command(cmd, name):
+    if cmd == "copy":
+        # Outputs of distinct content, for the output cache (nothing deduplicates them).
+        return f"cp src/{name}.txt out/{name}"
     return "/bin/true" if cmd == "true" else f"touch out/{name}"
 
 
 def file_target(cmd, sources):
     """make and ninja name a task by its output file when it writes one."""
-    return (lambda name: f"out/{name}") if (cmd == "touch" or sources) else (lambda name: name)
+    return (lambda name: f"out/{name}") if (cmd in ("touch", "copy") or sources) else (lambda name: name)
 
 
 def write_tasksfile(g, cmd, sources, path):
@@ -207,7 +211,8 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--shape", choices=("fanin", "chain", "dag"), required=True)
     p.add_argument("--n", type=int, required=True, help="number of tasks, not counting the sink")
-    p.add_argument("--cmd", choices=("true", "touch"), default="true")
+    p.add_argument("--cmd", choices=("true", "touch", "copy"), default="true",
+                   help="copy: cp src/NAME.txt out/NAME (implies --sources)")
     p.add_argument("--width", type=int, help="dag layer width (default: sqrt(n))")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--sources", action="store_true", help="one source file and one output per task")
@@ -218,7 +223,9 @@ def main(argv):
     unknown = set(tools) - set(ALL_TOOLS)
     if unknown:
         p.error(f"unknown tools: {', '.join(sorted(unknown))}")
-    cmd = "touch" if a.sources else a.cmd
+    if a.cmd == "copy":
+        a.sources = True
+    cmd = a.cmd if a.cmd == "copy" else ("touch" if a.sources else a.cmd)
     g = generate(a.shape, a.n, cmd, a.out, a.width, a.seed, a.sources, tools)
     edges = sum(len(d) for d in g.deps) + len(g.sink_deps)
     print(f"{a.out}: {a.shape}, {a.n} tasks + sink, {edges} edges, command {cmd}")

@@ -119,6 +119,11 @@ public final class OperationEngine {
         case .upToDate:
             finish(index, .upToDate)
             return true
+        case .restored(let standardOutput, let standardError):
+            if !standardOutput.isEmpty { observer.handle(.output(index: index, .standardOutput, standardOutput)) }
+            if !standardError.isEmpty { observer.handle(.output(index: index, .standardError, standardError)) }
+            finish(index, .restored)
+            return true
         case .interrupted:
             // Asked again should the run go on (it will not once the signal is taken).
             newlyReady.append(index)

@@ -29,6 +29,9 @@ public enum OperationOutcome: Sendable, Equatable {
     /// A service that was ready, stopped because no task needed it any more, the run ended or was
     /// interrupted (SPEC §11): not a failure.
     case stopped
+    /// Out of date, but its outputs and log came from the output cache (SPEC §12): it did not run,
+    /// and counts as a success.
+    case restored
 
     /// Whether dependents may run after it.
     public var unblocksDependents: Bool { self != .failed }

@@ -69,6 +69,8 @@ public struct RunCounts: Sendable, Equatable {
     public var upToDate = 0
     /// Services stopped once no task needed them (SPEC §11): not failures.
     public var stopped = 0
+    /// Restored from the output cache instead of run (SPEC §12).
+    public var restored = 0
 
     public init() {}
 
@@ -80,6 +82,7 @@ public struct RunCounts: Sendable, Equatable {
             case .finished(.failedAllowed): failedAllowed += 1
             case .finished(.upToDate): upToDate += 1
             case .finished(.stopped): stopped += 1
+            case .finished(.restored): restored += 1
             case .cancelled(.runStopped): notRun += 1
             case .cancelled: cancelled += 1
             case .pending, .ready, .executing:
@@ -88,5 +91,5 @@ public struct RunCounts: Sendable, Equatable {
         }
     }
 
-    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate + stopped }
+    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate + stopped + restored }
 }

@@ -19,6 +19,9 @@ public enum UpToDateDecision: Equatable, Sendable {
     /// Finish the operation as up to date, without running it.
     case upToDate
     case mustRun
+    /// Its outputs were restored from the output cache (SPEC §12): finish it as `restored`,
+    /// replaying the log it wrote when it ran.
+    case restored(standardOutput: [UInt8], standardError: [UInt8])
     /// The operation fails without starting, for the reason given (a source it names is missing).
     case cannotRun(String)
     /// A termination signal arrived while deciding (hashing a large source takes a while): the

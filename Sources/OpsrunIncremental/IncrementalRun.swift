@@ -184,13 +184,7 @@ public final class IncrementalRun {
     /// Invalidates the task's record, durably, before its commands start. A returned warning means
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
-        // From now on files may change under this run: stat afresh.
-        prefetch?.cancel()
-        prefetch = nil
-        if remembersDigests {
-            remembersDigests = false
-            rememberedDigests = [:]
-        }
+        filesMayChange()
         if !check.task.isService { pending.insert(check.task.name) }
         if check.task.depfile != nil { startTimes[check.task.name] = startClock() }
         do { try store.recordStarted(recordNames.key(of: check.task.name)) } catch { return error }
@@ -201,15 +195,32 @@ public final class IncrementalRun {
     /// sources, outputs or a depfile). Returns warnings to print: a depfile not written or not
     /// readable, a state that could not be written.
     public func succeeded(_ check: TaskCheck) -> [Diagnostic] {
+        recordSuccess(check).warnings
+    }
+
+    /// From now on files may change under this run (a command starts, outputs are restored): stat afresh.
+    func filesMayChange() {
+        prefetch?.cancel()
+        prefetch = nil
+        if remembersDigests {
+            remembersDigests = false
+            rememberedDigests = [:]
+        }
+    }
+
+    /// `succeeded`, also returning the outputs as hashed (a missing one without a digest), for the
+    /// output cache to store.
+    func recordSuccess(_ check: TaskCheck) -> (warnings: [Diagnostic], outputs: [OutputState]) {
         let name = check.task.name
         pending.remove(name)
-        let outputs = outputStates(of: check.task).compactMap { state in
+        let states = outputStates(of: check.task)
+        let outputs = states.compactMap { state in
             state.digest.map { FileDigest(path: state.path, digest: $0) }
         }
         exports[name] = outputs
         let startTime = startTimes.removeValue(forKey: name)
         // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
-        guard isRecorded(check.task), !hasher.wasStopped else { return [] }
+        guard isRecorded(check.task), !hasher.wasStopped else { return ([], []) }
         var warnings: [Diagnostic] = []
         let record: TaskRecord
         if check.task.depfile != nil {
@@ -217,7 +228,7 @@ public final class IncrementalRun {
             let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? .min)
             if let warning { warnings.append(warning) }
             // Hashing was cut short by a signal: the digests are of nothing.
-            guard !hasher.wasStopped else { return warnings }
+            guard !hasher.wasStopped else { return (warnings, []) }
             record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
         } else {
             record = TaskRecord(input: check.input, outputs: outputs)
@@ -227,7 +238,7 @@ public final class IncrementalRun {
                 recordNames.key(of: name), record, directory: check.task.absoluteDirectory,
                 statEntries: hasher.takeNewEntries())
         } catch { warnings.append(error) }
-        return warnings
+        return (warnings, states)
     }
 
     /// Asked before each file is read and between chunks of a large one: `true` when a signal

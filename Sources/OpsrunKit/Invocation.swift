@@ -38,6 +38,13 @@ public struct Invocation: Sendable {
     public var watch = false
     /// `--report`, `--junit`, `--trace` (SPEC §8): files written when the run ends, as given.
     public var reportFiles: [(ReportFiles.Kind, String)] = []
+    /// The output cache (SPEC §12): `--no-cache`, `--cache-dir`, `--cache-size` (bytes),
+    /// `--remote-cache`, `--remote-cache-read-only`; the environment fills in what is not given.
+    public var noCache = false
+    public var cacheDirectory: String?
+    public var cacheSizeLimit: UInt64?
+    public var remoteCache: String?
+    public var remoteCacheReadOnly = false
 
     public init() {}
 

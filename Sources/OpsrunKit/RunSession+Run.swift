@@ -1,3 +1,4 @@
+import OpsrunCache
 import OpsrunCore
 import OpsrunEngine
 import OpsrunProcess
@@ -15,8 +16,12 @@ extension RunSession {
         noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
-        let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
+        var observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
         let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
+        if let gate, let cache = runCache(status: status, next: observer) {
+            gate.cache = cache
+            observer = cache
+        }
         let runner = ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
             host: host)
@@ -28,6 +33,12 @@ extension RunSession {
         // Nothing a task started may outlive opsrun: kill and reap any group still known.
         runner.shutdown()
         gate?.finish()
+        if let cache = gate?.cache?.cache {
+            cache.finish()
+            if invocation.verbosity == .verbose, cache.restoredCount + cache.storedCount > 0 {
+                status.note("output cache \(cache.local.root): \(cache.restoredCount) restored, \(cache.storedCount) stored")
+            }
+        }
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
         KeptUntilExit.keep(engine, gate as Any, printer, report)
@@ -49,6 +60,40 @@ extension RunSession {
             durations.record(specs[index].name, microseconds: (result.endNanoseconds - result.startNanoseconds) / 1_000)
         }
         durations.save(keeping: Set(instances.graph.names))
+    }
+
+    /// The output cache for this run, when it is on and the run has tasks with sources or outputs;
+    /// which of them are cacheable is worked out only when one is out of date.
+    private func runCache(status: Status, next: RunObserver) -> RunCache? {
+        guard let incremental else { return nil }
+        let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
+        guard let directory = settings.directory else { return nil }
+        let (tasks, selection, specs) = (instances.graph.tasks, selection, incremental.tasks)
+        let cacheable = {
+            selection.indices.map { index in
+                let (task, spec) = (tasks[selection[index]], specs[index])
+                return task.cache && !task.interactive && !spec.commands.isEmpty && !spec.sources.isEmpty
+                    && !spec.outputs.isEmpty && spec.depfile == nil
+            }
+        }
+        // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
+        let remote = settings.remoteURL.map { url in
+            { () -> RemoteCacheClient in
+                HTTPRemoteCache(
+                    url: url, header: settings.remoteHeader,
+                    connectTimeout: Int64(min(2_000, settings.remoteTimeoutMilliseconds)),
+                    requestTimeout: Int64(settings.remoteTimeoutMilliseconds))
+            }
+        }
+        let cache = OutputCache(
+            directory: directory, sizeLimit: settings.sizeLimit, remote: remote, remoteWrites: settings.remoteWrites)
+        if let url = settings.remoteURL {
+            let shown = HTTPRemoteCache.withoutCredentials(url.hasSuffix("/") ? String(url.dropLast()) : url)
+            cache.onRemoteProblem = { problem in
+                status.warning("warning: remote cache \(shown): \(problem); going on without it")
+            }
+        }
+        return RunCache(cache: cache, cacheable: cacheable, restores: !invocation.force, next: next)
     }
 
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares

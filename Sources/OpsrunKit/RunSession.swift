@@ -22,6 +22,8 @@ public struct RunSession {
     let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
     /// How long each task took last time: the queue's critical path weighs them (issue 15).
     let durations: TaskDurations
+    /// opsrun's own environment (the output cache's settings read it).
+    let environment: [String: String]
 
     /// `preloadedState`: the state, opening on another thread since the manifest was found.
     public init(
@@ -30,6 +32,7 @@ public struct RunSession {
     ) throws(ProjectError) {
         self.project = project
         self.invocation = invocation
+        self.environment = environment
         let builder = try Self.environmentBuilder(of: project, invocation: invocation, environment: environment)
         instances = try TaskInstances(project: project, environment: builder)
         let roots = try instances.roots(named: invocation.targets)

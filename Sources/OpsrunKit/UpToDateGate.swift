@@ -1,3 +1,4 @@
+import OpsrunCache
 import OpsrunCore
 import OpsrunEngine
 import OpsrunIncremental
@@ -25,6 +26,8 @@ final class UpToDateGate: UpToDateChecking {
     /// For each checked task with a depfile, the files it listed last time (`nil`: none recorded).
     private(set) var depfileInputs: [Int: [String]?] = [:]
     private let locateDepfile: (_ task: Int) -> SourceLocation?
+    /// The output cache, in a run that uses it (SPEC §12).
+    var cache: RunCache?
 
     /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
     /// takes them from a signalfd, so that the engine is sure to hear of them).
@@ -66,6 +69,11 @@ final class UpToDateGate: UpToDateChecking {
             foundUpToDate[index] = true
             return .upToDate
         }
+        if recording, let restored = cache?.restore(index, check) {
+            for problem in run.restored(check) { status.warning(problem.description) }
+            if explains { status.explain("\(tasks[index].name) is restored from the cache: \(check.verdict)") }
+            return .restored(standardOutput: restored.standardOutput, standardError: restored.standardError)
+        }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if explains, !tasks[index].commands.isEmpty {
@@ -84,7 +92,15 @@ final class UpToDateGate: UpToDateChecking {
     func didEnd(_ index: Int, succeeded: Bool) {
         guard recording, let check = checks[index] else { return }
         if succeeded {
-            for var problem in run.succeeded(check) {
+            var problems: [Diagnostic]
+            if let cache, cache.isCacheable(index) {
+                let outputs: [FileDigest]?
+                (problems, outputs) = run.succeededForCache(check)
+                cache.store(index, check, outputs: outputs)
+            } else {
+                problems = run.succeeded(check)
+            }
+            for var problem in problems {
                 // A depfile's problem points at the task's `depfile` (a state's, at the state file).
                 if problem.file == nil, let place = locateDepfile(index) {
                     problem.location = place

@@ -100,6 +100,8 @@ public struct TaskSpec: Equatable, Sendable {
     public var allowFailure: Bool
     /// Runs alone with the terminal as its standard input and output.
     public var interactive: Bool
+    /// `cache: false`: never restored from nor stored in the output cache (SPEC §12).
+    public var cache = true
     /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
     public var requires: [Located<String>] = []
     /// The directory of the included manifest that declared the task, relative to the root

@@ -22,8 +22,9 @@ public enum ManifestCodec {
     /// 1: the first layout. 2: one of `each` (with `instance`), `requires` or `depfile`, on three
     /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
     /// 5: includes (namespaces, included files, root references, each task's base directory), or
-    /// on another branch `service` and `cleanup`. 6: both.
-    public static let formatVersion: UInt32 = 6
+    /// on other branches `service` and `cleanup`, or `cache: false`. 6: includes and services.
+    /// 7: all three.
+    public static let formatVersion: UInt32 = 7
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -117,7 +118,7 @@ private struct ManifestWriter {
         int(QualityOfService.allCases.firstIndex(of: t.qualityOfService)!)
         optional(t.timeoutMilliseconds) { $0.signed($1) }
         signed(t.retries)
-        int((t.allowFailure ? 1 : 0) | (t.interactive ? 2 : 0))
+        int((t.allowFailure ? 1 : 0) | (t.interactive ? 2 : 0) | (t.cache ? 0 : 4))
         array(t.requires) { $0.located($1) }
         optional(t.each) { w, each in
             w.location(each.location)
@@ -298,9 +299,10 @@ private struct ManifestReader {
         t.timeoutMilliseconds = try optional { r throws(Malformed) in try r.signed() }
         t.retries = try signed()
         let flags = try int()
-        guard flags < 4 else { throw Malformed() }
+        guard flags < 8 else { throw Malformed() }
         t.allowFailure = flags & 1 != 0
         t.interactive = flags & 2 != 0
+        t.cache = flags & 4 == 0
         t.requires = try array { r throws(Malformed) in try r.located() }
         t.each = try optional { r throws(Malformed) in
             let location = try r.location()

@@ -2,6 +2,7 @@
 enum TaskKey {
     case desc, deps, run, dir, env, sources, outputs, depfile, queue, priority, qos, timeout, retries, allowFailure, interactive
     case requires
+    case cache
     case each
     case service, ready, readyTimeout, cleanup
 
@@ -33,6 +34,7 @@ enum TaskKey {
         case (13, UInt8(ascii: "a")): candidate = .allowFailure
         case (11, UInt8(ascii: "i")): candidate = .interactive
         case (4, UInt8(ascii: "e")): candidate = .each
+        case (5, UInt8(ascii: "c")): candidate = .cache
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -63,6 +65,7 @@ enum TaskKey {
         case .ready: "ready"
         case .readyTimeout: "ready_timeout"
         case .cleanup: "cleanup"
+        case .cache: "cache"
         }
     }
 }

@@ -4,7 +4,7 @@ import OpsrunEngine
 struct TaskSpecReader {
     static let keys = [
         "desc", "deps", "run", "dir", "env", "sources", "outputs", "depfile", "queue", "priority", "qos", "timeout",
-        "retries", "allow_failure", "interactive", "requires", "each", "service", "ready", "ready_timeout", "cleanup",
+        "retries", "allow_failure", "interactive", "requires", "each", "service", "ready", "ready_timeout", "cleanup", "cache",
     ]
     /// Keys other tools use for what a task key of opsrun does, too far from it for edit distance
     /// (`depends` is three edits from `deps`): go-task's `cmds` and `generates`, GitHub Actions'
@@ -267,13 +267,17 @@ struct TaskSpecReader {
             } else {
                 checker.error("\(what) must be a whole number of 0 or more, not '\(text)'", at: node.location)
             }
-        case .allowFailure, .interactive:
+        case .allowFailure, .interactive, .cache:
             guard let text = checker.scalar(node, what, must: "true or false") else { return }
             guard text == "true" || text == "false" else {
                 checker.error("\(what) must be true or false, not '\(text)'", at: node.location)
                 return
             }
-            if kind == .interactive { spec.interactive = text == "true" } else { spec.allowFailure = text == "true" }
+            switch kind {
+            case .interactive: spec.interactive = text == "true"
+            case .cache: spec.cache = text == "true"
+            default: spec.allowFailure = text == "true"
+            }
         }
     }
 

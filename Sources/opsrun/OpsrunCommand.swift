@@ -100,6 +100,21 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(name: .customLong("list-names"), help: ArgumentHelp("Print the task names, one a line (for completion scripts).", visibility: .private))
     var listNames = false
 
+    @Flag(help: "Neither restore from nor store in the output cache (also OPSRUN_NO_CACHE=1).")
+    var noCache = false
+
+    @Option(help: ArgumentHelp("The local output cache (default: $OPSRUN_CACHE_DIR, else $XDG_CACHE_HOME/opsrun or ~/.cache/opsrun).", valueName: "dir"))
+    var cacheDir: String?
+
+    @Option(help: ArgumentHelp("Keep the local cache under this size, evicting the least recently used (default 5G).", valueName: "size"))
+    var cacheSize: String?
+
+    @Option(help: ArgumentHelp("Share outputs through a Bazel HTTP cache (bazel-remote, nginx WebDAV) at URL (also OPSRUN_REMOTE_CACHE).", valueName: "url"))
+    var remoteCache: String?
+
+    @Flag(help: "Restore from the remote cache but never write to it.")
+    var remoteCacheReadOnly = false
+
     mutating func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, not \(jobs)") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
@@ -132,6 +147,12 @@ struct OpsrunCommand: ParsableCommand {
             throw ValidationError("\(name) records one run; --watch makes many")
         }
 
+        if let cacheSize, Invocation.cacheSize(cacheSize) == nil {
+            throw ValidationError("--cache-size takes a size such as 5G, 500M or a number of bytes, not '\(cacheSize)'")
+        }
+        if let remoteCache, !(remoteCache.hasPrefix("http://") || remoteCache.hasPrefix("https://")) {
+            throw ValidationError("--remote-cache takes an http:// or https:// URL, not '\(remoteCache)'")
+        }
         if GraceDuration.milliseconds(grace) == nil {
             throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
         }
@@ -198,6 +219,11 @@ struct OpsrunCommand: ParsableCommand {
         invocation.reportFiles = [(.report, report), (.junit, junit), (.trace, trace)].compactMap { kind, path in
             path.map { (kind, $0) }
         }
+        invocation.noCache = noCache
+        invocation.cacheDirectory = cacheDir
+        invocation.cacheSizeLimit = cacheSize.flatMap(Invocation.cacheSize)
+        invocation.remoteCache = remoteCache
+        invocation.remoteCacheReadOnly = remoteCacheReadOnly
         return invocation
     }
 

@@ -115,6 +115,15 @@ struct OpsrunBinary {
         }
     }
 
+    /// The output cache of runs in `directory`: beside a temporary project (removed with it),
+    /// else one per test process.
+    static func cacheDirectory(for directory: URL) -> String {
+        let temporary = FileManager.default.temporaryDirectory.standardized.path
+        let path = directory.standardized.path
+        if path.hasPrefix(temporary + "/") { return path + ".opsrun-cache" }
+        return temporary + "/opsrun-e2e-cache-\(getpid())"
+    }
+
     /// Starts `opsrun arguments`, through `launcher` when given (`["/usr/bin/nohup"]`, a shell
     /// that lowers a limit first: its words come before opsrun's path); its standard output to
     /// `standardOutput` when given, else to a file `Running` reads.
@@ -130,6 +139,10 @@ struct OpsrunBinary {
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "GITHUB_ACTIONS")
+        // Never the user's ~/.cache, and no project restores what another test stored.
+        env.removeValue(forKey: "OPSRUN_NO_CACHE")
+        env.removeValue(forKey: "OPSRUN_REMOTE_CACHE")
+        env["OPSRUN_CACHE_DIR"] = cacheDirectory(for: directory)
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let tmp = FileManager.default.temporaryDirectory
@@ -178,5 +191,8 @@ final class TemporaryProject {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.removeItem(atPath: OpsrunBinary.cacheDirectory(for: url))
+    }
 }

@@ -50,7 +50,7 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
     /// The normalized path `text` names when it has no wildcard and no escape (`./a//b` is `a/b`),
     /// as `GlobPattern(text).literalPath` would give, without parsing a pattern: a no-op run asks
     /// this of every source and output. `nil` when the text has `*`, `?`, `[` or `\`.
-    static func literalPath(of text: String) -> String? {
+    package static func literalPath(of text: String) -> String? {
         var needsNormalizing = false
         var atSegmentStart = true
         var segmentIsDot = false

@@ -23,7 +23,7 @@ public struct FinishedRun {
         self.manifest = manifest
     }
 
-    /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `cancelled` or `not_run`.
+    /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `restored`, `cancelled` or `not_run`.
     func stateName(_ index: Int) -> String {
         switch report.operations[index].state {
         case .finished(.succeeded): "succeeded"
@@ -31,6 +31,7 @@ public struct FinishedRun {
         case .finished(.failedAllowed): "failed_allowed"
         case .finished(.upToDate): "up_to_date"
         case .finished(.stopped): "stopped"
+        case .finished(.restored): "restored"
         case .cancelled(.runStopped): "not_run"
         case .cancelled: "cancelled"
         case .pending, .ready, .executing: preconditionFailure("operation \(index) did not end")
@@ -49,6 +50,8 @@ public struct FinishedRun {
             return "up to date"
         case .cancelled(let cause):
             return OutcomeText.cancellation(cause) { report.operations[$0].name }
+        case .finished(.restored):
+            return "restored from the output cache"
         case .finished(.succeeded), .finished(.stopped), .pending, .ready, .executing:
             return nil
         }

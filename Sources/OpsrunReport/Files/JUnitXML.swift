@@ -47,6 +47,8 @@ public enum JUnitXML {
             guard !notes.isEmpty else { return open + "/>\n" }
             return open + ">\n      <system-out>" + XMLText.content(notes.joined(separator: "\n") + "\n")
                 + "</system-out>\n    </testcase>\n"
+        case .finished(.restored):
+            return open + ">\n      <system-out>restored from the output cache</system-out>\n    </testcase>\n"
         case .finished(.failed):
             return open + ">\n      <failure message=\"\(XMLText.attribute(reason))\" type=\"failed\">"
                 + XMLText.content(tail) + "</failure>\n    </testcase>\n"

@@ -31,6 +31,7 @@ public enum RunRecordJSON {
                 ("not_run", .int(counts.notRun)),
                 ("up_to_date", .int(counts.upToDate)),
                 ("stopped", .int(counts.stopped)),
+                ("restored", .int(counts.restored)),
             ])),
             ("tasks", .array(tasks)),
         ])

@@ -239,6 +239,8 @@ public final class RunPrinter: RunObserver {
         let attempts = live[index]?.attempt ?? 1
         let timeout = specs[index].job.timeoutMilliseconds
         switch outcome {
+        case .restored:
+            return TaskEnd(kind: .restored, detail: "(cached)", shortDetail: "(cached)")
         case .succeeded, .upToDate, .stopped:
             let start = live[index]?.firstStart ?? result?.startNanoseconds ?? 0
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)

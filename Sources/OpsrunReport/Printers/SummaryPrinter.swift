@@ -51,6 +51,7 @@ public enum SummaryPrinter {
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
         if counts.stopped > 0 { parts.append("\(counts.stopped) service\(counts.stopped == 1 ? "" : "s") stopped") }
+        if counts.restored > 0 { parts.append("\(counts.restored) restored") }
         return parts.joined(separator: ", ") + "\n"
     }
 }

@@ -1,7 +1,7 @@
 /// How a task that ran ended, in the words of the live output (end lines, group headers,
 /// GitHub Actions annotations).
 struct TaskEnd {
-    enum Kind { case succeeded, failed, failedAllowed, interrupted, stopped }
+    enum Kind { case succeeded, restored, failed, failedAllowed, interrupted, stopped }
 
     var kind: Kind
     /// `1.2s` for a success; otherwise the reason: `exit 2 after 1.3s`, `interrupted by SIGINT`
@@ -24,6 +24,7 @@ struct TaskEnd {
     func line(name: String, style: TerminalStyle) -> String {
         switch kind {
         case .succeeded: "\(style.green("✓")) \(name) \(detail)\n"
+        case .restored: "\(style.green("↓")) \(name) \(style.dim(detail))\n"
         case .failed:
             "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
         case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow(result))\n"
@@ -36,6 +37,7 @@ struct TaskEnd {
     var result: String {
         switch kind {
         case .succeeded: "ok \(detail)"
+        case .restored: "cached"
         case .failed: "\(failedWords): \(detail)"
         case .failedAllowed: "\(failedWords) (allowed): \(detail)"
         case .interrupted: detail
@@ -45,7 +47,7 @@ struct TaskEnd {
 
     func coloredResult(_ style: TerminalStyle) -> String {
         switch kind {
-        case .succeeded: style.green(result)
+        case .succeeded, .restored: style.green(result)
         case .stopped: style.dim(result)
         case .failed, .interrupted: style.red(result)
         case .failedAllowed: style.yellow(result)
@@ -61,7 +63,7 @@ struct TaskEnd {
         case .failedAllowed:
             "::warning title=\(Self.escapeProperty(name))::"
                 + Self.escapeData("\(name) \(failedWords) (allowed to fail): \(shortDetail)") + "\n"
-        case .succeeded, .interrupted, .stopped: nil
+        case .succeeded, .restored, .interrupted, .stopped: nil
         }
     }
 

@@ -46,7 +46,7 @@ import Testing
         let build = manifest.tasks[2]
         #expect(build.description == "Build ünïcode ✓")
         #expect(build.timeoutMilliseconds == 90_000)
-        #expect(build.retries == 2 && build.allowFailure && build.interactive)
+        #expect(build.retries == 2 && build.allowFailure && build.interactive && !build.cache)
         #expect(build.qualityOfService == .background && build.priority == .veryLow)
         #expect(build.requires.map(\.value) == ["TOKEN", "REGION"])
         // `each`, `requires` and `depfile` together (each one branch of issue 15, format 4 holds all).
@@ -54,12 +54,12 @@ import Testing
         let matrix = decoded.manifest.tasks[3]
         #expect(matrix.each?.names == ["OS", "SRC"] && matrix.requires.map(\.value) == ["OS", "TOKEN"])
         #expect(matrix.depfile?.value == "build/${SRC%.c}.d")
-        // Issue 16: `service` (with and without `ready`) and `cleanup`, in format 6 (with includes).
+        // Issue 16: `service` (with and without `ready`) and `cleanup`, in format 7 (with includes and cache).
         #expect(decoded.manifest.tasks[3].cleanup.map(\.value) == ["rm -f tmp", "echo done"])
         #expect(decoded.manifest.tasks[4].service?.ready?.value == "pg_isready")
         #expect(decoded.manifest.tasks[4].service?.readyTimeoutMilliseconds == 30_000)
         #expect(decoded.manifest.tasks[5].service == ServiceSpec(location: decoded.manifest.tasks[5].service!.location))
-        #expect(ManifestCodec.formatVersion == 6)
+        #expect(ManifestCodec.formatVersion == 7)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 
@@ -142,6 +142,7 @@ import Testing
             retries: 2
             allow_failure: true
             interactive: true
+            cache: false
             requires: [TOKEN, REGION]
           matrix:
             each: { OS: [linux, mac], SRC: "src/*.c" }

@@ -49,7 +49,8 @@ import Testing
                 "cancelled": 2,
                 "not_run": 1,
                 "up_to_date": 0,
-                "stopped": 0
+                "stopped": 0,
+                "restored": 0
               },
             """))
     }

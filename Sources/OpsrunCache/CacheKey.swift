@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Crypto
+import OpsrunIncremental
+
+/// The name of a task's entry in a cache (SPEC §12): SHA-256, as lowercase hex, over the cache's
+/// format, the machine it runs on, the task's fingerprint (commands, variables, `dir`, arguments,
+/// sources' content, prerequisites' outputs' content) and the outputs it declares.
+///
+/// The fingerprint names directories and files relative to the manifest, so two clones of a
+/// project at different paths share keys; the machine keeps an x86-64 entry from an arm64 run.
+package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// 64 lowercase hex digits: the name under `ac/` locally and on a server.
+    package let hex: String
+
+    /// Changes whenever what an entry means changes, so old entries are never misread.
+    static let format = "opsrun output cache 1"
+
+    package init(definition: ContentDigest, outputs: [String], platform: String = CacheKey.platform) {
+        var bytes: [UInt8] = []
+        func add(_ text: String) {
+            withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: text.utf8)
+        }
+        add(Self.format)
+        add(platform)
+        bytes.append(contentsOf: definition.bytes)
+        withUnsafeBytes(of: UInt64(outputs.count).littleEndian) { bytes.append(contentsOf: $0) }
+        for output in outputs { add(output) }
+        hex = Hex.sha256(bytes)
+    }
+
+    package var description: String { hex }
+
+    /// The kernel and machine (`Linux x86_64`), read once.
+    package static let platform: String = {
+        var names = utsname()
+        guard uname(&names) == 0 else { return "unknown" }
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+        return text(names.sysname) + " " + text(names.machine)
+    }()
+}
+
+/// SHA-256 digests as the cache protocol spells them: 64 lowercase hex digits.
+package enum Hex {
+    package static func sha256(_ bytes: [UInt8]) -> String {
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return of(hasher.finalize())
+    }
+
+    package static func of(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        digest.withUnsafeBytes { raw in
+            for byte in raw {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0f)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether `text` is a SHA-256 as the protocol names one (and so safe as a file name).
+    package static func isSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

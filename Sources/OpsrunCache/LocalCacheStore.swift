@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OpsrunCore
+
+/// The local cache (SPEC §12): `ac/<key>` holds an entry (an `ActionResult`), `cas/<sha256>` a blob
+/// named by its content. Every file is written under a temporary name in `tmp/` and renamed into
+/// place, so a reader (another opsrun at the same time included) sees a whole file or none, and
+/// two writers of one name write the same bytes. Reading an entry or a blob sets its time, which
+/// eviction takes as its last use.
+package final class LocalCacheStore {
+    package let root: String
+    private var madeDirectories = false
+    private var temporaryCount = 0
+
+    package init(root: String) {
+        self.root = root
+    }
+
+    func entryPath(_ key: CacheKey) -> String { root + "/ac/" + key.hex }
+    func blobPath(_ hash: String) -> String { root + "/cas/" + hash }
+
+    /// The entry's bytes, or `nil` when there is none.
+    package func entry(_ key: CacheKey) -> [UInt8]? {
+        let path = entryPath(key)
+        guard let bytes = BlobFile.readAll(path) else { return nil }
+        Self.touch(path)
+        return bytes
+    }
+
+    /// Whether the blob is there (its content is checked when it is read); marks it used.
+    func hasBlob(_ blob: CacheEntry.Blob) -> Bool {
+        var info = stat()
+        guard stat(blobPath(blob.hash), &info) == 0, Int64(info.st_size) == blob.size else { return false }
+        Self.touch(blobPath(blob.hash))
+        return true
+    }
+
+    /// The blob's bytes when they are what its name says.
+    func readBlob(_ blob: CacheEntry.Blob) -> [UInt8]? {
+        BlobFile.read(blobPath(blob.hash), expecting: blob)
+    }
+
+    /// Copies the file at `path` in as a blob; `nil` when it cannot be read or its content is not
+    /// `expected` (it changed since it was hashed). Present blobs are not copied again.
+    func storeBlob(copying path: String, expected hash: String) -> CacheEntry.Blob? {
+        var info = stat()
+        if stat(blobPath(hash), &info) == 0 {
+            Self.touch(blobPath(hash))
+            return CacheEntry.Blob(hash: hash, size: Int64(info.st_size))
+        }
+        guard let temporary = temporaryPath() else { return nil }
+        guard let blob = BlobFile.copy(from: path, to: temporary, mode: 0o644) else { return nil }
+        guard blob.hash == hash, rename(temporary, blobPath(hash)) == 0 else {
+            unlink(temporary)
+            return nil
+        }
+        return blob
+    }
+
+    /// Stores `bytes` as a blob (a log, or a blob fetched from a server, already checked).
+    @discardableResult
+    func storeBlob(_ bytes: [UInt8], hash: String) -> Bool {
+        if access(blobPath(hash), F_OK) == 0 {
+            Self.touch(blobPath(hash))
+            return true
+        }
+        guard let temporary = temporaryPath(), BlobFile.write(bytes, to: temporary, mode: 0o644) else { return false }
+        guard rename(temporary, blobPath(hash)) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    @discardableResult
+    func storeEntry(_ bytes: [UInt8], for key: CacheKey) -> Bool {
+        guard let temporary = temporaryPath(), BlobFile.write(bytes, to: temporary, mode: 0o644) else { return false }
+        guard rename(temporary, entryPath(key)) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// A fresh name in `tmp/`, the directories made the first time.
+    private func temporaryPath() -> String? {
+        if !madeDirectories {
+            for directory in ["ac", "cas", "tmp"] where Directories.make(root + "/" + directory) != nil {
+                return nil
+            }
+            madeDirectories = true
+        }
+        temporaryCount += 1
+        return "\(root)/tmp/\(getpid())-\(temporaryCount)"
+    }
+
+    /// Marks a file as used now (its modification time: access times are often not kept).
+    static func touch(_ path: String) {
+        utimensat(AT_FDCWD, path, nil, 0)
+    }
+}

@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OpsrunCore
+
+/// The output cache of a run (SPEC §12): restores a task's outputs and log from the local store or,
+/// failing that, from a shared server, and stores them after a success. It can only make a run
+/// faster: whatever does not check out (a missing or foreign entry, a blob whose SHA-256 is not its
+/// name, a server that fails) is a miss, and the task runs as usual.
+package final class OutputCache {
+    package let local: LocalCacheStore
+    /// The server's client, made when first needed: a run that restores and stores nothing
+    /// (every task up to date) starts no thread and opens no socket.
+    private lazy var remote: RemoteCacheClient? = makeRemote?()
+    private let makeRemote: (() -> RemoteCacheClient)?
+    private var hasRemote: Bool { makeRemote != nil }
+    private let remoteWrites: Bool
+    private let sizeLimit: UInt64
+    /// Entries to upload when the run ends, so that no task waits on the network to finish.
+    private var uploads: [(key: CacheKey, entry: CacheEntry)] = []
+    private var stored = false
+    private var remoteWasMade = false
+    /// Set after the first failure of the server: from then on it is not asked again this run.
+    package private(set) var remoteProblem: String?
+    /// Called once with the server's first failure (the one warning of SPEC §12).
+    package var onRemoteProblem: ((String) -> Void)?
+
+    /// Entries restored and stored, for `-v` and the tests.
+    package private(set) var restoredCount = 0
+    package private(set) var storedCount = 0
+
+    package init(
+        directory: String, sizeLimit: UInt64, remote: (() -> RemoteCacheClient)? = nil, remoteWrites: Bool = true
+    ) {
+        local = LocalCacheStore(root: directory)
+        makeRemote = remote
+        self.remoteWrites = remoteWrites
+        self.sizeLimit = sizeLimit
+    }
+
+    /// What a restore hands back besides the files it wrote: the log to replay.
+    package struct Restored: Sendable {
+        package var standardOutput: [UInt8]
+        package var standardError: [UInt8]
+        /// The paths written, relative to the task's directory.
+        package var files: [String]
+    }
+
+    /// Restores the outputs stored under `key` into `directory` and returns the log, or `nil` (and
+    /// nothing changed unless a file failed half way) when the cache cannot provide all of them.
+    /// `required`: the outputs written without wildcards, each of which the entry must hold.
+    package func restore(_ key: CacheKey, into directory: String, required: [String]) -> Restored? {
+        var bytes = local.entry(key)
+        var fromServer = false
+        if bytes == nil, let found = fetch("ac/" + key.hex) {
+            bytes = found
+            fromServer = true
+        }
+        guard let bytes, var entry = CacheEntry(decoding: bytes) else { return nil }
+        let paths = Set(entry.files.map(\.path))
+        guard required.allSatisfy(paths.contains), paths.count == entry.files.count else { return nil }
+        // Every blob first, so that a miss changes no file.
+        var fetched: [String: [UInt8]] = [:]
+        for blob in entry.blobs where fetched[blob.hash] == nil && !local.hasBlob(blob) {
+            guard let body = fetch("cas/" + blob.hash), CacheEntry.Blob(of: body) == blob else { return nil }
+            // Kept locally: small ones inside the entry (below), the rest as blobs.
+            if body.count > CacheEntry.inlineLimit { local.storeBlob(body, hash: blob.hash) }
+            fetched[blob.hash] = body
+        }
+        func log(_ log: CacheEntry.Log?) -> [UInt8]? {
+            guard let log else { return [] }
+            return log.contents ?? fetched[log.blob.hash] ?? local.readBlob(log.blob)
+        }
+        guard let standardOutput = log(entry.standardOutput), let standardError = log(entry.standardError) else {
+            return nil
+        }
+        for file in entry.files {
+            guard write(file, into: directory, bytes: file.contents ?? fetched[file.blob.hash]) else { return nil }
+        }
+        if fromServer {
+            for index in entry.files.indices where entry.files[index].contents == nil {
+                if let body = fetched[entry.files[index].blob.hash], body.count <= CacheEntry.inlineLimit {
+                    entry.files[index].contents = body
+                }
+            }
+            for stream in [\CacheEntry.standardOutput, \CacheEntry.standardError] {
+                if let blob = entry[keyPath: stream]?.blob, let body = fetched[blob.hash], body.count <= CacheEntry.inlineLimit {
+                    entry[keyPath: stream]?.contents = body
+                }
+            }
+            local.storeEntry(entry.encoded(inlining: true), for: key)
+        }
+        restoredCount += 1
+        return Restored(standardOutput: standardOutput, standardError: standardError, files: entry.files.map(\.path))
+    }
+
+    /// Writes one output beside its place and renames it there, so a reader never sees a part.
+    private func write(_ file: CacheEntry.File, into directory: String, bytes: [UInt8]?) -> Bool {
+        let destination = directory.hasSuffix("/") ? directory + file.path : directory + "/" + file.path
+        let parent = Directories.parentPath(of: destination)
+        if !parent.isEmpty, Directories.make(parent) != nil { return false }
+        let temporary = destination + ".opsrun-\(getpid()).tmp"
+        if let bytes {
+            guard BlobFile.write(bytes, to: temporary, mode: file.mode) else { return false }
+        } else {
+            guard let copied = BlobFile.copy(from: local.blobPath(file.blob.hash), to: temporary, mode: file.mode),
+                copied == file.blob
+            else {
+                unlink(temporary)
+                // A damaged blob must not be found again.
+                unlink(local.blobPath(file.blob.hash))
+                return false
+            }
+        }
+        guard rename(temporary, destination) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Stores a task that succeeded: `files` are its outputs (relative to `directory`) with the
+    /// SHA-256 they had when the run hashed them; a file changed since, or one the protocol cannot
+    /// name, stores nothing. Returns whether the entry was stored.
+    @discardableResult
+    package func store(
+        _ key: CacheKey, directory: String, files: [(path: String, hash: String)],
+        standardOutput: [UInt8], standardError: [UInt8]
+    ) -> Bool {
+        var entry = CacheEntry(files: [])
+        for (path, hash) in files {
+            guard CacheEntry.isSafeRelativePath(path) else { return false }
+            let source = directory.hasSuffix("/") ? directory + path : directory + "/" + path
+            var info = stat()
+            guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+            let mode = UInt32(info.st_mode) & 0o7777
+            if info.st_size <= CacheEntry.inlineLimit {
+                // Read once: the bytes are what the record hashed, or nothing is stored.
+                guard let contents = BlobFile.readAll(source), Hex.sha256(contents) == hash else { return false }
+                entry.files.append(CacheEntry.File(path: path, blob: .init(of: contents), mode: mode, contents: contents))
+            } else {
+                guard let blob = local.storeBlob(copying: source, expected: hash) else { return false }
+                entry.files.append(CacheEntry.File(path: path, blob: blob, mode: mode))
+            }
+        }
+        for (bytes, isOutput) in [(standardOutput, true), (standardError, false)] where !bytes.isEmpty {
+            var log = CacheEntry.Log(blob: .init(of: bytes))
+            if bytes.count <= CacheEntry.inlineLimit {
+                log.contents = bytes
+            } else {
+                guard local.storeBlob(bytes, hash: log.blob.hash) else { return false }
+            }
+            if isOutput { entry.standardOutput = log } else { entry.standardError = log }
+        }
+        guard local.storeEntry(entry.encoded(inlining: true), for: key) else { return false }
+        stored = true
+        storedCount += 1
+        if hasRemote, remoteWrites { uploads.append((key, entry)) }
+        return true
+    }
+
+    /// Uploads what the run stored (blobs first, the entry last, so a server never names a blob it
+    /// lacks) and keeps the local cache within its size. Call once, when the run ends.
+    package func finish() {
+        if hasRemote, remoteProblem == nil, !uploads.isEmpty, let remote {
+            remoteWasMade = true
+            var batch: [(path: String, bytes: [UInt8])] = []
+            var sent: Set<String> = []
+            for upload in uploads {
+                for (blob, contents) in upload.entry.allBlobs where sent.insert(blob.hash).inserted {
+                    guard let body = contents ?? local.readBlob(blob) else { continue }
+                    batch.append(("cas/" + blob.hash, body))
+                }
+            }
+            if let problem = remote.put(batch) {
+                report(problem)
+            } else if let problem = remote.put(uploads.map { ("ac/" + $0.key.hex, $0.entry.encoded(inlining: false)) }) {
+                report(problem)
+            }
+        }
+        uploads = []
+        // Only a client that was made is shut down (reading `remote` would make one).
+        if hasRemote, remoteWasMade { remote?.shutdown() }
+        if stored { CacheEviction.trimIfDue(root: local.root, limit: sizeLimit) }
+    }
+
+    /// The server's body for `path`, or `nil` for a miss or a failure (reported once).
+    private func fetch(_ path: String) -> [UInt8]? {
+        guard hasRemote, remoteProblem == nil, let remote else { return nil }
+        remoteWasMade = true
+        switch remote.get(path) {
+        case .found(let body): return body
+        case .missing: return nil
+        case .failed(let problem):
+            report(problem)
+            return nil
+        }
+    }
+
+    private func report(_ problem: String) {
+        guard remoteProblem == nil else { return }
+        remoteProblem = problem
+        onRemoteProblem?(problem)
+    }
+}

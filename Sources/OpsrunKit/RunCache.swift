@@ -1,0 +1,76 @@
+import OpsrunCache
+import OpsrunEngine
+import OpsrunIncremental
+import OpsrunReport
+
+/// The output cache as one run uses it (SPEC §12): which operations may be restored and stored,
+/// their keys, and the log of each while it runs. It sits between the engine and the run's
+/// observer, keeping the output of cacheable operations; everything else passes through.
+final class RunCache: RunObserver {
+    let cache: OutputCache
+    /// By operation: a task with `sources`, `outputs` and commands, not `cache: false`, not
+    /// interactive, without a depfile (whose inputs are known only after it ran). Made when first
+    /// asked: a run in which every task is up to date never asks.
+    private lazy var cacheable: [Bool] = makeCacheable()
+    private let makeCacheable: () -> [Bool]
+    /// `-B` runs everything: nothing is restored, what runs is still stored.
+    private let restores: Bool
+    private let next: RunObserver
+    private var logs: [Int: (standardOutput: [UInt8], standardError: [UInt8])] = [:]
+    /// Operations whose log outgrew `logLimit` this attempt: not stored.
+    private var oversize: Set<Int> = []
+    /// A log larger than this is not kept, and its task not stored.
+    private static let logLimit = 64 << 20
+
+    init(cache: OutputCache, cacheable: @escaping () -> [Bool], restores: Bool, next: RunObserver) {
+        self.cache = cache
+        makeCacheable = cacheable
+        self.restores = restores
+        self.next = next
+    }
+
+    func isCacheable(_ index: Int) -> Bool { cacheable[index] }
+
+    func handle(_ event: RunEvent) {
+        switch event {
+        case .output(let index, let stream, let bytes) where cacheable[index]:
+            var log = logs[index] ?? ([], [])
+            if log.standardOutput.count + log.standardError.count + bytes.count <= Self.logLimit {
+                if stream == .standardOutput { log.standardOutput += bytes } else { log.standardError += bytes }
+                logs[index] = log
+            } else {
+                oversize.insert(index)
+                logs[index] = nil
+            }
+        case .retrying(let index, _, _), .finished(let index, _, _), .cancelled(let index, _):
+            // A retry's log starts afresh; an ended operation's was stored or is not wanted.
+            logs[index] = nil
+            oversize.remove(index)
+        default: break
+        }
+        next.handle(event)
+    }
+
+    func runWillWait() { next.runWillWait() }
+
+    private func key(_ check: TaskCheck) -> CacheKey {
+        CacheKey(definition: check.definitionDigest, outputs: check.task.outputs)
+    }
+
+    /// The task's outputs restored and its log, if the cache has them.
+    func restore(_ index: Int, _ check: TaskCheck) -> OutputCache.Restored? {
+        guard restores, cacheable[index] else { return nil }
+        let outputs = check.task.outputs.filter { GlobPattern.literalPath(of: $0) != nil }
+        return cache.restore(key(check), into: check.task.absoluteDirectory, required: outputs)
+    }
+
+    /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a file).
+    func store(_ index: Int, _ check: TaskCheck, outputs: [FileDigest]?) {
+        let log = logs.removeValue(forKey: index) ?? ([], [])
+        guard let outputs, !oversize.contains(index) else { return }
+        cache.store(
+            key(check), directory: check.task.absoluteDirectory,
+            files: outputs.map { ($0.path, $0.digest.description) },
+            standardOutput: log.standardOutput, standardError: log.standardError)
+    }
+}

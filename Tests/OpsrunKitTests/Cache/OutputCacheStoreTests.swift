@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+@testable import OpsrunCache
+@testable import OpsrunIncremental
+@testable import OpsrunKit
+
+/// The output cache's pieces (SPEC §12): the entry's encoding, keys, the local store, eviction,
+/// and where the settings come from.
+@Suite struct OutputCacheStoreTests {
+    let blob = CacheEntry.Blob(hash: String(repeating: "ab", count: 32), size: 3)
+
+    @Test func anEntryRoundTripsAsAnActionResult() throws {
+        let entry = CacheEntry(
+            files: [CacheEntry.File(path: "out/app", blob: blob, mode: 0o750)], standardOutput: .init(blob: blob),
+            standardError: nil)
+        #expect(CacheEntry(decoding: entry.encoded(inlining: false)) == entry)
+        // `is_executable` too, for readers that know no `unix_mode`.
+        let result = try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: entry.encoded(inlining: false))
+        #expect(result.outputFiles[0].isExecutable && result.outputFiles[0].digest.sizeBytes == 3)
+    }
+
+    @Test func inlinedBytesAreKeptLocallyCheckedAndNeverSent() throws {
+        let bytes = Array("abc".utf8)
+        let inline = CacheEntry(
+            files: [CacheEntry.File(path: "a", blob: .init(of: bytes), mode: 0o644, contents: bytes)],
+            standardOutput: .init(blob: .init(of: bytes), contents: bytes))
+        #expect(CacheEntry(decoding: inline.encoded(inlining: true)) == inline)
+        let sent = try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: inline.encoded(inlining: false))
+        #expect(sent.outputFiles[0].contents.isEmpty && sent.stdoutRaw.isEmpty)
+        var lying = inline
+        lying.files[0].contents = Array("xyz".utf8)
+        #expect(CacheEntry(decoding: lying.encoded(inlining: true)) == nil)
+    }
+
+    @Test func garbageAndPathsLeavingTheDirectoryAreNoEntry() {
+        #expect(CacheEntry(decoding: Array("<html>not found</html>".utf8)) == nil)
+        for path in ["/etc/passwd", "../x", "a/../../x", "a//b", "./a", ""] {
+            let entry = CacheEntry(files: [CacheEntry.File(path: path, blob: blob, mode: 0o644)])
+            #expect(CacheEntry(decoding: entry.encoded(inlining: false)) == nil, "\(path)")
+        }
+        let badDigest = CacheEntry(files: [CacheEntry.File(path: "a", blob: .init(hash: "../../etc", size: 1), mode: 0o644)])
+        #expect(CacheEntry(decoding: badDigest.encoded(inlining: false)) == nil)
+    }
+
+    @Test func keysDependOnTheDefinitionOutputsAndMachine() {
+        let one = ContentDigest.of("one"), two = ContentDigest.of("two")
+        let key = CacheKey(definition: one, outputs: ["a"], platform: "Linux x86_64")
+        #expect(key == CacheKey(definition: one, outputs: ["a"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(definition: two, outputs: ["a"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(definition: one, outputs: ["a", "b"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(definition: one, outputs: ["a"], platform: "Linux aarch64"))
+        #expect(Hex.isSHA256(key.hex))
+    }
+
+    @Test func storeThenRestoreIntoAnotherDirectory() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("a/out/x.bin", "xyz")
+        chmod(scratch.absolute("a/out/x.bin"), 0o700)
+        let cache = OutputCache(directory: scratch.absolute("cache"), sizeLimit: 1 << 30)
+        let key = CacheKey(definition: .of("task"), outputs: ["out/x.bin"])
+        let hash = Hex.sha256(Array("xyz".utf8))
+        #expect(cache.store(key, directory: scratch.absolute("a"), files: [("out/x.bin", hash)],
+            standardOutput: Array("hi\n".utf8), standardError: []))
+        let restored = try #require(cache.restore(key, into: scratch.absolute("b"), required: ["out/x.bin"]))
+        #expect(restored.standardOutput == Array("hi\n".utf8) && restored.standardError.isEmpty)
+        #expect(scratch.bytes("b/out/x.bin") == Array("xyz".utf8))
+        var info = stat()
+        stat(scratch.absolute("b/out/x.bin"), &info)
+        #expect(info.st_mode & 0o7777 == 0o700)
+        // An output the entry lacks is a miss; so is a file changed since it was hashed.
+        #expect(cache.restore(key, into: scratch.absolute("c"), required: ["out/x.bin", "out/y"]) == nil)
+        scratch.write("a/out/z", "changed")
+        #expect(!cache.store(CacheKey(definition: .of("z"), outputs: ["out/z"]), directory: scratch.absolute("a"),
+            files: [("out/z", Hex.sha256(Array("before".utf8)))], standardOutput: [], standardError: []))
+    }
+
+    @Test func evictionRemovesTheLeastRecentlyUsedFirst() throws {
+        let scratch = ScratchDirectory()
+        for (index, name) in ["old", "middle", "new"].enumerated() {
+            scratch.write("cache/cas/" + name, String(repeating: "x", count: 8192))
+            var times = [timespec(tv_sec: 1_000_000 + index * 1000, tv_nsec: 0), timespec(tv_sec: 1_000_000 + index * 1000, tv_nsec: 0)]
+            utimensat(AT_FDCWD, scratch.absolute("cache/cas/" + name), &times, 0)
+        }
+        // Room for two of the three 8 KiB files.
+        CacheEviction.trim(root: scratch.absolute("cache"), limit: 20 * 1024)
+        #expect(!scratch.exists("cache/cas/old"))
+        #expect(scratch.exists("cache/cas/middle") && scratch.exists("cache/cas/new"))
+    }
+
+    @Test func settingsComeFromOptionsThenEnvironment() {
+        var invocation = Invocation()
+        let home = ["HOME": "/home/u"]
+        #expect(CacheSettings(invocation, environment: home, workingDirectory: "/w").directory == "/home/u/.cache/opsrun")
+        #expect(CacheSettings(invocation, environment: home.merging(["XDG_CACHE_HOME": "/x"]) { $1 }, workingDirectory: "/w").directory == "/x/opsrun")
+        #expect(CacheSettings(invocation, environment: home.merging(["OPSRUN_CACHE_DIR": "c"]) { $1 }, workingDirectory: "/w").directory == "/w/c")
+        #expect(CacheSettings(invocation, environment: home.merging(["OPSRUN_NO_CACHE": "1"]) { $1 }, workingDirectory: "/w").directory == nil)
+        invocation.cacheDirectory = "/opt/c"
+        #expect(CacheSettings(invocation, environment: home, workingDirectory: "/w").directory == "/opt/c")
+        invocation.noCache = true
+        #expect(CacheSettings(invocation, environment: home, workingDirectory: "/w").directory == nil)
+        #expect(CacheSettings.parseSize("5G") == 5 << 30 && CacheSettings.parseSize("500MiB") == 500 << 20)
+        #expect(CacheSettings.parseSize("1024") == 1024 && CacheSettings.parseSize("2KB") == 2048)
+        #expect(CacheSettings.parseSize("lots") == nil && CacheSettings.parseSize("0") == nil)
+        #expect(CacheSettings(Invocation(), environment: [:], workingDirectory: "/w").sizeLimit == 5 << 30)
+    }
+}
