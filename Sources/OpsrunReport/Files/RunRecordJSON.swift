@@ -1,7 +1,7 @@
 import OpsrunCore
 /// `--report FILE` (SPEC §8): the run as JSON, one object per task, for CI steps and tools.
 ///
-/// Field names are stable; README "Reports for CI" documents each. Times are UTC ISO 8601 to the
+/// Field names are stable; docs/manual/output-and-reports.md documents each. Times are UTC ISO 8601 to the
 /// millisecond, durations whole milliseconds (the difference of the two times as written); absent
 /// values are `null`, never left out.
 public enum RunRecordJSON {
