@@ -50,6 +50,11 @@ struct CompletionOption {
         .init(short: "w", long: "watch", value: .none, description: "Run again when sources change"),
         .init(long: "init", value: .none, description: "Write a starter Tasksfile.yaml"),
         .init(long: "completions", value: .choices(CompletionShell.allCases.map(\.rawValue)), description: "Print a completion script"),
+        .init(long: "no-cache", value: .none, description: "Neither restore from nor store in the output cache"),
+        .init(long: "cache-dir", value: .directory, description: "The local output cache"),
+        .init(long: "cache-size", value: .free, description: "Bound the local cache (default 5G)"),
+        .init(long: "remote-cache", value: .free, description: "Share outputs through a Bazel HTTP cache at URL"),
+        .init(long: "remote-cache-read-only", value: .none, description: "Restore from the remote cache, never write to it"),
         .init(long: "version", value: .none, description: "Show the version"),
         .init(short: "h", long: "help", value: .none, description: "Show help information"),
     ]
