@@ -5,8 +5,12 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    /// `host`: what the executable set up for its process (`ProcessHost`).
-    public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
+    /// `host`: what the executable set up for its process (`ProcessHost`). `watchRunner`: under
+    /// `--watch`, the runner that keeps services up between runs; it is shut down after the run
+    /// unless it keeps one.
+    public func run(
+        status: Status, host: ProcessHost, reports: ReportFiles? = nil, watchRunner: ProcessRunner? = nil
+    ) -> ExitCode {
         let clock = RunClock.now()
         var options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
@@ -17,16 +21,21 @@ extension RunSession {
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         let observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
         let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
-        let runner = ProcessRunner(
+        let runner = watchRunner ?? ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
             host: host)
+        // A kept service the manifest no longer defines so is stopped before anything starts.
+        if let watchRunner, watchRunner.hasKeptServices {
+            watchRunner.stopKeptServices(keeping: specs.filter(\.isService).map(\.job))
+        }
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
             costs: estimatedCosts)
         let report = engine.run()
         let ended = MonotonicClock.now()
-        // Nothing a task started may outlive opsrun: kill and reap any group still known.
-        runner.shutdown()
+        // Nothing a task started may outlive opsrun: kill and reap any group still known (but for
+        // services kept up for the next run of `--watch`, which stops them when it ends).
+        if !runner.hasKeptServices { runner.shutdown() }
         gate?.finish()
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
