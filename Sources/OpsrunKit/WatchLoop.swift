@@ -155,12 +155,26 @@ final class WatchLoop {
     /// Waits for a change that matters, then for the files to be quiet for `settleMilliseconds`.
     private func waitForChange(_ watcher: FileWatcher, _ watched: WatchedSources) -> Change {
         var found: Change?
+        // When the files will have been quiet long enough (once a change was found).
+        var quietAt: UInt64 = 0
         while true {
-            let outcome = SignalWait.wait(for: watcher.descriptor, timeoutMilliseconds: found == nil ? -1 : Self.settleMilliseconds)
+            // Services kept up are served meanwhile: their output read, their exits seen; what
+            // they do does not put the settling off.
+            let kept = runner?.keptServicesDescriptor
+            var timeout: Int32 = -1
+            if found != nil {
+                let now = MonotonicClock.now()
+                timeout = quietAt > now ? Int32(clamping: (quietAt - now + 999_999) / 1_000_000) : 0
+            }
+            let outcome = SignalWait.wait(for: watcher.descriptor, also: kept, timeoutMilliseconds: timeout)
             switch outcome {
             case .signal(let signal): return .signal(signal)
+            case .alsoReadable:
+                if let signal = runner?.serveKeptServices() { return .signal(signal) }
+                if let found, MonotonicClock.now() >= quietAt { return found }
             case .timedOut: if let found { return found }
             case .readable:
+                quietAt = MonotonicClock.now() + UInt64(Self.settleMilliseconds) * 1_000_000
                 for change in watcher.changes() {
                     switch change {
                     case .overflow:

@@ -67,6 +67,25 @@ extension ProcessRunner {
         pendingEvents += saved
     }
 
+    /// Readable when a kept service wrote or ended (or a signal came): between runs `--watch`
+    /// waits on it too, and then calls `serveKeptServices`, so that a service's output never
+    /// fills its pipe and blocks it while nothing runs.
+    public var keptServicesDescriptor: Int32? { keptJobs.isEmpty ? nil : poller.descriptor }
+
+    /// Between runs: reads what kept services wrote (dropped: no run is there to show it) and
+    /// forgets those that ended; returns a termination signal taken meanwhile.
+    public func serveKeptServices() -> Int32? {
+        var events: [RunnerEvent] = []
+        poller.wait(timeoutMilliseconds: 0) { token in handle(token, events: &events) }
+        fireDeadlines(now: MonotonicClock.now(), events: &events)
+        takeKeptEvents(&events)
+        var signal: Int32?
+        for event in events {
+            if case .signal(let taken) = event { signal = signal ?? taken } else { pendingEvents.append(event) }
+        }
+        return signal
+    }
+
     /// Takes the kept services' events out of `events`; one that ended is forgotten.
     func takeKeptEvents(_ events: inout [RunnerEvent]) {
         events.removeAll { event in

@@ -214,7 +214,7 @@ public final class ProcessRunner: CommandRunner {
         spawner.stopThreads()
     }
 
-    private func handle(_ token: PollToken, events: inout [RunnerEvent]) {
+    func handle(_ token: PollToken, events: inout [RunnerEvent]) {
         switch token {
         case .signal:
             poller.takeSignals { signal in
@@ -279,7 +279,7 @@ public final class ProcessRunner: CommandRunner {
 
     static let giveUpAfterKill: UInt64 = 1_000_000_000
 
-    private func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
+    func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
         for case let job? in slots where job.commandRunning {
             if !job.isTerminating, let deadline = job.timeoutDeadline, now >= deadline {
                 job.timedOut = true

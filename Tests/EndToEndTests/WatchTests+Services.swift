@@ -74,4 +74,49 @@ extension WatchTests {
         #expect(running.wait().status == 143)
         #expect(ProcessProbe.isGone(second))
     }
+
+    @Test func aKeptServiceThatExitedIsStartedAgainByTheNextRun() throws {
+        let project = try TemporaryProject(Self.serviceManifest(), files: ["src/a.txt": "a\n"])
+        let running = try project.start("-w", "use")
+        defer { running.stopIfRunning() }
+        waitForWatching(running, 1)
+        let first = try #require(ProcessProbe.pid(writtenTo: project.path("db.pids")))
+        kill(first, SIGKILL)
+        #expect(ProcessProbe.isGone(first))
+
+        try "b\n".write(toFile: project.path("src/a.txt"), atomically: true, encoding: .utf8)
+        waitForLines(project, "use-log", 2)
+        waitForWatching(running, 2)
+        #expect(pids(project).count == 2, "\(running.outputSoFar)")
+        #expect(!running.outputSoFar.contains("✗"), "\(running.outputSoFar)")
+
+        kill(running.pid, SIGINT)
+        #expect(running.wait().status == 130)
+        #expect(pids(project).allSatisfy { ProcessProbe.isGone($0) })
+    }
+
+    @Test func aKeptServiceWritingWhileNothingRunsIsNotBlocked() throws {
+        // More than a pipe holds, written once the run has ended (after `go` appears).
+        let manifest = """
+            tasks:
+              db:
+                service: true
+                run: echo $$ >> db.pids; until [ -e go ]; do sleep 0.02; done; head -c 3000000 /dev/zero; echo written > db-log; exec sleep 60
+              use:
+                deps: [db]
+                run: echo used >> use-log
+
+            """
+        let project = try TemporaryProject(manifest)
+        let running = try project.start("-w", "use")
+        defer { running.stopIfRunning() }
+        waitForWatching(running, 1)
+        try "".write(toFile: project.path("go"), atomically: true, encoding: .utf8)
+        waitForLines(project, "db-log", 1)
+        #expect(lines(project, "db-log") == ["written"])
+
+        kill(running.pid, SIGINT)
+        #expect(running.wait().status == 130)
+        #expect(pids(project).allSatisfy { ProcessProbe.isGone($0) })
+    }
 }
