@@ -19,6 +19,15 @@ public protocol CommandRunner: AnyObject {
     /// Stops one running job as `terminateAll` would (its cleanup still runs, within the grace
     /// period): a service no task needs any more, or a dependent whose service exited.
     func terminate(jobID: Int)
+
+    /// Stops a service no task of this run needs any more, as `terminate(jobID:)` does; a runner
+    /// that keeps services up between runs (`--watch`, SPEC §13) may instead keep its process for
+    /// the next run and report it finished at once, with `keptRunning`.
+    func stopService(jobID: Int)
+}
+
+extension CommandRunner {
+    public func stopService(jobID: Int) { terminate(jobID: jobID) }
 }
 
 /// One attempt at running one task's commands.
@@ -131,12 +140,17 @@ public struct JobResult: Sendable, Equatable {
     /// A service's own failure, or a dependent's through its service (SPEC §11).
     public var serviceFailure: ServiceFailure? {
         get { extras?.serviceFailure }
-        set { extras = JobResultExtras(serviceFailure: newValue, cleanupFailure: cleanupFailure) }
+        set { extras = JobResultExtras(serviceFailure: newValue, cleanupFailure: cleanupFailure, keptRunning: keptRunning) }
     }
     /// The first `cleanup:` command that failed, if one did: a warning.
     public var cleanupFailure: CleanupFailure? {
         get { extras?.cleanupFailure }
-        set { extras = JobResultExtras(serviceFailure: serviceFailure, cleanupFailure: newValue) }
+        set { extras = JobResultExtras(serviceFailure: serviceFailure, cleanupFailure: newValue, keptRunning: keptRunning) }
+    }
+    /// A service the runner kept running for the next run (`--watch`) rather than stopping it.
+    public var keptRunning: Bool {
+        get { extras?.keptRunning ?? false }
+        set { extras = JobResultExtras(serviceFailure: serviceFailure, cleanupFailure: cleanupFailure, keptRunning: newValue) }
     }
     private var extras: JobResultExtras?
     /// Monotonic nanoseconds.

@@ -167,7 +167,7 @@ extension OperationEngine {
         }
         guard states[index] == .executing, services?.stopRequested.contains(index) == false else { return }
         services?.stopRequested.insert(index)
-        runner.terminate(jobID: index)
+        runner.stopService(jobID: index)
     }
 
     /// Nothing runs any more that could need them: every service still up is stopped.

@@ -27,15 +27,17 @@ public final class ServiceReadiness: Sendable, Equatable {
 final class JobResultExtras: Sendable, Equatable {
     let serviceFailure: ServiceFailure?
     let cleanupFailure: CleanupFailure?
+    let keptRunning: Bool
 
-    init?(serviceFailure: ServiceFailure?, cleanupFailure: CleanupFailure?) {
-        if serviceFailure == nil && cleanupFailure == nil { return nil }
+    init?(serviceFailure: ServiceFailure?, cleanupFailure: CleanupFailure?, keptRunning: Bool) {
+        if serviceFailure == nil && cleanupFailure == nil && !keptRunning { return nil }
         self.serviceFailure = serviceFailure
         self.cleanupFailure = cleanupFailure
+        self.keptRunning = keptRunning
     }
 
     static func == (a: JobResultExtras, b: JobResultExtras) -> Bool {
-        a.serviceFailure == b.serviceFailure && a.cleanupFailure == b.cleanupFailure
+        a.serviceFailure == b.serviceFailure && a.cleanupFailure == b.cleanupFailure && a.keptRunning == b.keptRunning
     }
 }
 

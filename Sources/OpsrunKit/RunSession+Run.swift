@@ -6,8 +6,12 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    /// `host`: what the executable set up for its process (`ProcessHost`).
-    public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
+    /// `host`: what the executable set up for its process (`ProcessHost`). `watchRunner`: under
+    /// `--watch`, the runner that keeps services up between runs; it is shut down after the run
+    /// unless it keeps one.
+    public func run(
+        status: Status, host: ProcessHost, reports: ReportFiles? = nil, watchRunner: ProcessRunner? = nil
+    ) -> ExitCode {
         let clock = RunClock.now()
         var options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
@@ -22,16 +26,21 @@ extension RunSession {
             gate.cache = cache
             observer = cache
         }
-        let runner = ProcessRunner(
+        let runner = watchRunner ?? ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
             host: host)
+        // A kept service the manifest no longer defines so is stopped before anything starts.
+        if let watchRunner, watchRunner.hasKeptServices {
+            watchRunner.stopKeptServices(keeping: specs.filter(\.isService).map(\.job))
+        }
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
             costs: estimatedCosts)
         let report = engine.run()
         let ended = MonotonicClock.now()
-        // Nothing a task started may outlive opsrun: kill and reap any group still known.
-        runner.shutdown()
+        // Nothing a task started may outlive opsrun: kill and reap any group still known (but for
+        // services kept up for the next run of `--watch`, which stops them when it ends).
+        if !runner.hasKeptServices { runner.shutdown() }
         gate?.finish()
         if let cache = gate?.cache?.cache {
             cache.finish()

@@ -12,7 +12,9 @@ import OpsrunReport
 /// when something changes, wait for the changes to settle and run again (what is up to date is
 /// skipped, as in any run). A changed manifest is reloaded; its errors are printed and watching
 /// goes on. A termination signal ends it: during a run, as it ends any run; while waiting, at once.
-struct WatchLoop {
+/// Services stay up between runs: one runner serves the runs while it keeps one
+/// (`ProcessRunner+KeptServices`), and stops them when watching ends.
+final class WatchLoop {
     let invocation: Invocation
     let environment: [String: String]
     let status: Status
@@ -22,7 +24,37 @@ struct WatchLoop {
     /// a `git checkout`, are many events.
     static let settleMilliseconds: Int32 = 100
 
+    /// The runner of the last run, while it keeps services up for the next.
+    private var runner: ProcessRunner?
+
+    init(invocation: Invocation, environment: [String: String], status: Status, host: ProcessHost) {
+        self.invocation = invocation
+        self.environment = environment
+        self.status = status
+        self.host = host
+    }
+
     func run(first: Project, state: StatePreload?) -> ExitCode {
+        let code = watch(first: first, state: state)
+        // Services kept up end with the watch: TERM, the grace period, KILL.
+        if let runner {
+            runner.stopKeptServices()
+            runner.shutdown()
+        }
+        return code
+    }
+
+    /// The runner for the next run: the one keeping services, else a new one (shut down after
+    /// its run unless it keeps one then).
+    private func watchRunner() -> ProcessRunner {
+        if let runner, !runner.isShutDown { return runner }
+        let made = ProcessRunner(graceMilliseconds: invocation.graceMilliseconds, host: host)
+        made.keepsServices = true
+        runner = made
+        return made
+    }
+
+    private func watch(first: Project, state: StatePreload?) -> ExitCode {
         guard let watcher = FileWatcher() else {
             status.error("error: --watch: inotify is not available (\(String(cString: strerror(errno))))")
             return .usage
@@ -80,7 +112,7 @@ struct WatchLoop {
             let tasks = session.incremental?.tasks ?? []
             var sources = Self.sources(of: tasks, manifests: manifests)
             Self.watch(sources, with: watcher)
-            let code = session.run(status: status, host: host)
+            let code = session.run(status: status, host: host, watchRunner: watchRunner())
             if [.interrupted, .terminated, .hungUp, .quit].contains(code) { return (code, watched) }
             if tasks.contains(where: { $0.depfile != nil }) {
                 sources = Self.sources(of: tasks, manifests: manifests)
@@ -123,12 +155,26 @@ struct WatchLoop {
     /// Waits for a change that matters, then for the files to be quiet for `settleMilliseconds`.
     private func waitForChange(_ watcher: FileWatcher, _ watched: WatchedSources) -> Change {
         var found: Change?
+        // When the files will have been quiet long enough (once a change was found).
+        var quietAt: UInt64 = 0
         while true {
-            let outcome = SignalWait.wait(for: watcher.descriptor, timeoutMilliseconds: found == nil ? -1 : Self.settleMilliseconds)
+            // Services kept up are served meanwhile: their output read, their exits seen; what
+            // they do does not put the settling off.
+            let kept = runner?.keptServicesDescriptor
+            var timeout: Int32 = -1
+            if found != nil {
+                let now = MonotonicClock.now()
+                timeout = quietAt > now ? Int32(clamping: (quietAt - now + 999_999) / 1_000_000) : 0
+            }
+            let outcome = SignalWait.wait(for: watcher.descriptor, also: kept, timeoutMilliseconds: timeout)
             switch outcome {
             case .signal(let signal): return .signal(signal)
+            case .alsoReadable:
+                if let signal = runner?.serveKeptServices() { return .signal(signal) }
+                if let found, MonotonicClock.now() >= quietAt { return found }
             case .timedOut: if let found { return found }
             case .readable:
+                quietAt = MonotonicClock.now() + UInt64(Self.settleMilliseconds) * 1_000_000
                 for change in watcher.changes() {
                     switch change {
                     case .overflow:

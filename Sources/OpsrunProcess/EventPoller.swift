@@ -28,6 +28,9 @@ final class EventPoller {
         tokens.deallocate()
     }
 
+    /// Readable when any descriptor added (or a signal) is: for waiting on it with others.
+    var descriptor: Int32 { epollFD }
+
     func add(_ descriptor: Int32, _ token: PollToken) {
         let status = cps_epoll_add(epollFD, descriptor, token.rawValue)
         precondition(status == 0, "epoll_ctl(ADD) failed: errno \(errno)")

@@ -55,7 +55,13 @@ public final class ProcessRunner: CommandRunner {
     /// One buffer for every read; each chunk is copied out into its `.output` event.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: ProcessRunner.chunkSize, alignment: 16)
-    private var isShutDown = false
+    public private(set) var isShutDown = false
+    /// `--watch`: services a run no longer needs are kept running for the next run
+    /// (`ProcessRunner+KeptServices`); otherwise they are stopped.
+    public var keepsServices = false
+    /// Services kept between runs, still running (or stopping); their ids are `keptID`s.
+    var keptJobs: [RunningJob] = []
+    var keptCount = 0
     /// Readiness probes running (`ProcessRunner+Readiness`): their events are the runner's own.
     var probesRunning = 0
 
@@ -79,6 +85,7 @@ public final class ProcessRunner: CommandRunner {
 
     public func start(_ job: consuming CommandJob) {
         precondition(!isShutDown, "ProcessRunner used after shutdown()")
+        if !keptJobs.isEmpty, job.service != nil, resume(job) { return }
         let slot = freeSlots.popLast() ?? slots.count
         let hasCommands = !job.commands.isEmpty
         // Before every attempt, as ninja does before each command: a retry after a command that
@@ -112,6 +119,18 @@ public final class ProcessRunner: CommandRunner {
     }
 
     public func waitForEvents() -> [RunnerEvent] {
+        guard !keptJobs.isEmpty else { return collectEvents() }
+        var events: [RunnerEvent] = []
+        repeat {
+            events = collectEvents()
+            takeKeptEvents(&events)
+        } while events.isEmpty
+        return events
+    }
+
+    /// Waits until at least one thing happened, and returns what happened, in order (events of
+    /// kept services included).
+    func collectEvents() -> [RunnerEvent] {
         var events = pendingEvents
         pendingEvents = []
         retryIfDescriptorsFreed(events: &events)
@@ -195,7 +214,7 @@ public final class ProcessRunner: CommandRunner {
         spawner.stopThreads()
     }
 
-    private func handle(_ token: PollToken, events: inout [RunnerEvent]) {
+    func handle(_ token: PollToken, events: inout [RunnerEvent]) {
         switch token {
         case .signal:
             poller.takeSignals { signal in
@@ -260,7 +279,7 @@ public final class ProcessRunner: CommandRunner {
 
     static let giveUpAfterKill: UInt64 = 1_000_000_000
 
-    private func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
+    func fireDeadlines(now: UInt64, events: inout [RunnerEvent]) {
         for case let job? in slots where job.commandRunning {
             if !job.isTerminating, let deadline = job.timeoutDeadline, now >= deadline {
                 job.timedOut = true

@@ -3,7 +3,8 @@ import OpsrunEngine
 
 /// The runner's record of one job, from `start` to `.finished`.
 final class RunningJob {
-    let job: CommandJob
+    /// Its `id` changes only when a service is kept between runs (`ProcessRunner+KeptServices`).
+    var job: CommandJob
     let slot: Int
     private(set) var startNanoseconds: UInt64
     private(set) var timeoutDeadline: UInt64?

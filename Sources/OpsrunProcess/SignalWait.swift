@@ -7,29 +7,34 @@ import Glibc
 public enum SignalWait {
     public enum Outcome: Equatable {
         case readable
+        /// The `also` descriptor is readable.
+        case alsoReadable
         /// The signal's number; it is taken (read), so it does not also stop the next run.
         case signal(Int32)
         case timedOut
     }
 
     /// Waits up to `timeoutMilliseconds` (-1: without end) for `descriptor` or a termination signal.
-    public static func wait(for descriptor: Int32, timeoutMilliseconds: Int32) -> Outcome {
+    /// `also`: a second descriptor to wait for (`.alsoReadable`).
+    public static func wait(for descriptor: Int32, also: Int32? = nil, timeoutMilliseconds: Int32) -> Outcome {
         var signals = SignalHandling.terminationSignals
         let signalFD = signalfd(-1, &signals, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         defer { if signalFD >= 0 { close(signalFD) } }
         var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
         if signalFD >= 0 { descriptors.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)) }
+        if let also { descriptors.append(pollfd(fd: also, events: Int16(POLLIN), revents: 0)) }
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { return .timedOut }
-            if descriptors.count > 1, descriptors[1].revents & Int16(POLLIN) != 0 {
+            if signalFD >= 0, descriptors[1].revents & Int16(POLLIN) != 0 {
                 var signals: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
                 let taken = withUnsafeMutableBytes(of: &signals) {
                     cps_signalfd_read(signalFD, $0.baseAddress!.assumingMemoryBound(to: Int32.self))
                 }
                 if taken > 0 { return .signal(signals.0) }
             }
+            if descriptors[0].revents == 0, also != nil { return .alsoReadable }
             return .readable
         }
     }

@@ -244,7 +244,9 @@ public final class RunPrinter: RunObserver {
         case .succeeded, .upToDate, .stopped:
             let start = live[index]?.firstStart ?? result?.startNanoseconds ?? 0
             let duration = DurationText.elapsed(from: start, to: result?.endNanoseconds ?? start)
-            return TaskEnd(kind: outcome == .stopped ? .stopped : .succeeded, detail: duration, shortDetail: duration)
+            var end = TaskEnd(kind: outcome == .stopped ? .stopped : .succeeded, detail: duration, shortDetail: duration)
+            if outcome == .stopped, result?.keptRunning == true { end.keptRunning = true }
+            return end
         case .failed, .failedAllowed:
             let short = result.map {
                 OutcomeText.attempt($0, timeoutMilliseconds: timeout, withDuration: false)

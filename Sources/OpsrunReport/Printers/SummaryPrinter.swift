@@ -37,11 +37,13 @@ public enum SummaryPrinter {
         builder.addFailures()
         builder.addNotRun()
         builder.addInterrupt()
-        return countsLine(report.counts, style) + builder.text(style)
+        // Only a run with services stopped looks for those `--watch` kept up.
+        let kept = report.counts.stopped == 0 ? 0 : report.operations.count { $0.lastResult?.keptRunning == true }
+        return countsLine(report.counts, style, keptRunning: kept) + builder.text(style)
     }
 
     /// `3 succeeded, 1 failed, 1 failed (allowed), 2 cancelled, 1 not run, 4 up to date`.
-    static func countsLine(_ counts: RunCounts, _ style: TerminalStyle) -> String {
+    static func countsLine(_ counts: RunCounts, _ style: TerminalStyle, keptRunning: Int = 0) -> String {
         var parts = ["\(counts.succeeded) succeeded"]
         if counts.failed > 0 { parts.append(style.red("\(counts.failed) failed")) }
         if counts.failedAllowed > 0 {
@@ -50,7 +52,9 @@ public enum SummaryPrinter {
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
-        if counts.stopped > 0 { parts.append("\(counts.stopped) service\(counts.stopped == 1 ? "" : "s") stopped") }
+        let stopped = counts.stopped - keptRunning
+        if stopped > 0 { parts.append("\(stopped) service\(stopped == 1 ? "" : "s") stopped") }
+        if keptRunning > 0 { parts.append("\(keptRunning) service\(keptRunning == 1 ? "" : "s") kept running") }
         if counts.restored > 0 { parts.append("\(counts.restored) restored") }
         return parts.joined(separator: ", ") + "\n"
     }
@@ -101,7 +105,11 @@ private struct SummaryRows {
         for index in report.operations.indices {
             let operation = report.operations[index]
             if operation.state == .finished(.stopped) {
-                rows.append(.top(label: "STOPPED", paint: .dim, name: name(index), reason: OutcomeText.service(operation)))
+                let kept = operation.lastResult?.keptRunning == true
+                rows.append(
+                    .top(
+                        label: kept ? "RUNNING" : "STOPPED", paint: .dim, name: name(index),
+                        reason: kept ? "kept running for the next run" : OutcomeText.service(operation)))
             }
             if let failure = operation.lastResult?.cleanupFailure {
                 rows.append(

@@ -11,6 +11,8 @@ struct TaskEnd {
     var shortDetail: String
     /// Attempts the task made (more than 1 after retries).
     var attempts = 1
+    /// A `.stopped` service that `--watch` keeps up for the next run instead.
+    var keptRunning = false
 
     /// `failed`, or `failed after 3 attempts`.
     private var failedWords: String {
@@ -29,7 +31,7 @@ struct TaskEnd {
             "\(style.red("✗")) \(style.bold(name)) \(style.red(attempts > 1 ? result : detail))\n"
         case .failedAllowed: "\(style.yellow("⚠")) \(name) \(style.yellow(result))\n"
         case .interrupted: "\(style.red("■")) \(name) \(detail)\n"
-        case .stopped: "\(style.dim("○")) \(name) stopped after \(detail)\n"
+        case .stopped: "\(style.dim("○")) \(name) \(result)\n"
         }
     }
 
@@ -41,7 +43,7 @@ struct TaskEnd {
         case .failed: "\(failedWords): \(detail)"
         case .failedAllowed: "\(failedWords) (allowed): \(detail)"
         case .interrupted: detail
-        case .stopped: "stopped after \(detail)"
+        case .stopped: keptRunning ? "kept running" : "stopped after \(detail)"
         }
     }
 
