@@ -80,7 +80,6 @@ public final class OperationEngine {
         while true {
             startReadyOperations()
             if executingCount == 0 && !awaitingSignal { break }
-            observer.runWillWait()
             for event in runner.waitForEvents() { handle(event) }
         }
         return endRun()

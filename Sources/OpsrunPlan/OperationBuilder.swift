@@ -53,7 +53,7 @@ public struct OperationBuilder {
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
                 interactive: task.interactive, arguments: arguments[id] ?? [])
             if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
-                job.outputDirectories = incremental[i].outputDirectories
+                job.outputs = incremental[i].outputs
             }
             specs.append(OperationSpec(
                 name: task.name, prerequisites: graph.prerequisites[id].map { position[$0] },
