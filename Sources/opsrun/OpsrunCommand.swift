@@ -189,9 +189,6 @@ struct OpsrunCommand: ParsableCommand {
     static func main() {
         _ = Terminal.host
         KeptUntilExit.enable()
-        if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
-            Glibc.exit(run(invocation))
-        }
         do {
             Glibc.exit(run(try parseInvocation(Array(CommandLine.arguments.dropFirst()))))
         } catch let exit as ArgumentParser.ExitCode {
