@@ -118,8 +118,8 @@ public final class IncrementalRun {
     }
 
     deinit {
-        // Its workers may still be statting relative to the descriptor.
-        prefetch?.cancel()
+        // Its workers may still be statting relative to the descriptor: joined first.
+        prefetch?.finish()
         FileSystem.closeDirectory(baseDescriptor)
     }
 
@@ -185,7 +185,7 @@ public final class IncrementalRun {
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
         // From now on files may change under this run: stat afresh.
-        prefetch?.cancel()
+        prefetch?.finish()
         prefetch = nil
         if remembersDigests {
             remembersDigests = false

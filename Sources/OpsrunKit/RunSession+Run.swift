@@ -5,8 +5,11 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    /// `host`: what the executable set up for its process (`ProcessHost`).
-    public func run(status: Status, host: ProcessHost, reports: ReportFiles? = nil) -> ExitCode {
+    /// `host`: what the executable set up for its process (`ProcessHost`); `kept`: where the run's
+    /// values go when it ends, when the caller exits without freeing them.
+    public func run(
+        status: Status, host: ProcessHost, reports: ReportFiles? = nil, keepingUntilExit kept: KeptUntilExit? = nil
+    ) -> ExitCode {
         let clock = RunClock.now()
         let options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
@@ -29,7 +32,7 @@ extension RunSession {
         gate?.finish()
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
-        KeptUntilExit.keep(engine, gate as Any, printer, report)
+        kept?.keep(engine, gate as Any, printer, report)
         guard let reports, let recorder else { return report.exitCode }
         let finished = FinishedRun(
             report: report, specs: specs, recorder: recorder, clock: clock, endMonotonic: ended,
