@@ -169,8 +169,12 @@ CHILD_CODE static int child_main(void *argument) {
     struct cps_launch *launch = argument;
     const struct cps_spawn_request *request = &launch->request;
     long result = 0;
-    struct kernel_sigaction default_action = {0};
+    // Made field by field: a `= {0}` may become a call to memset, which sanitizers intercept.
+    struct kernel_sigaction default_action;
     default_action.handler = SIG_DFL;
+    default_action.flags = 0;
+    default_action.restorer = 0;
+    default_action.mask = 0;
     for (int sig = 1; sig < NSIG; sig++) {
         if (child_signal_is_member(request->reset_signals, sig)) {
             child_syscall(SYS_rt_sigaction, sig, (long)&default_action, 0, sizeof(uint64_t));
