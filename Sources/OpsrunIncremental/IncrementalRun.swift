@@ -123,6 +123,15 @@ public final class IncrementalRun {
         FileSystem.closeDirectory(baseDescriptor)
     }
 
+    /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); nothing
+    /// is prefetched from then on. Called at the first `willRun`, at `finish()`, and by an owner
+    /// that keeps this run until the process exits without finishing it (a usage error found
+    /// after it was opened).
+    public func stopPrefetch() {
+        prefetch?.finish()
+        prefetch = nil
+    }
+
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
     public var diagnostics: [Diagnostic] { store.diagnostics }
 
@@ -185,8 +194,7 @@ public final class IncrementalRun {
     /// the state could not be written (and was removed): print it; the run goes on.
     public func willRun(_ check: TaskCheck) -> Diagnostic? {
         // From now on files may change under this run: stat afresh.
-        prefetch?.finish()
-        prefetch = nil
+        stopPrefetch()
         if remembersDigests {
             remembersDigests = false
             rememberedDigests = [:]
@@ -251,6 +259,7 @@ public final class IncrementalRun {
     /// Persists what the stat cache learned and closes the state (compacting it if it grew). Call
     /// once, at the end of the run.
     public func finish() -> Diagnostic? {
+        stopPrefetch()
         do { try store.recordStatEntries(hasher.takeNewEntries()) } catch {
             store.close()
             return error

@@ -57,7 +57,10 @@ public enum Driver {
             case .dryRun:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
-                defer { kept?.keep(session) }
+                defer {
+                    session.joinBackgroundWork()
+                    kept?.keep(session)
+                }
                 let text = try usageErrors { () throws(Diagnostic) in
                     try session.planText(format: invocation.format, status: status, keepingUntilExit: kept)
                 }
@@ -66,7 +69,10 @@ public enum Driver {
             case .run:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
-                defer { kept?.keep(session) }
+                defer {
+                    session.joinBackgroundWork()
+                    kept?.keep(session)
+                }
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in

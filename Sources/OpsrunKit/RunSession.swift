@@ -135,6 +135,10 @@ public struct RunSession {
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
     }
 
+    /// Joins the threads the session started (the stat prefetch's), finished or not: before the
+    /// session is kept until the process exits (`KeptUntilExit`), on every way out.
+    public func joinBackgroundWork() { incremental?.run.stopPrefetch() }
+
     /// The project's tasks with `each` expanded, for `--list` and `--graph` (a run makes its own).
     public static func instances(
         of project: Project, invocation: Invocation, environment: [String: String]
