@@ -56,6 +56,11 @@ final class StatPrefetch: @unchecked Sendable {
         var chunkIsDone: [Bool]
         /// Chunks done from the first one on, without a gap.
         var donePrefix = 0
+
+        mutating func markDone(_ index: Int, of count: Int) {
+            chunkIsDone[index] = true
+            while donePrefix < count && chunkIsDone[donePrefix] { donePrefix += 1 }
+        }
     }
 
     private let taskCount: Int
@@ -117,21 +122,27 @@ final class StatPrefetch: @unchecked Sendable {
     }
 
     private func waitForChunk(_ chunk: Int) {
+        // The chunk this thread statted last, marked done with the next lock taken: one lock per
+        // chunk, not two.
+        var statted: Int?
         while true {
             // Done, or the next chunk to take here (even once cancelled: asked is asked), or none
             // left to take: then the ones not done are the workers', which end once they are.
             let (done, next) = state.withLock { progress -> (Int, Int?) in
+                if let statted { progress.markDone(statted, of: chunkCount) }
                 if progress.donePrefix > chunk { return (progress.donePrefix, nil) }
                 guard progress.nextChunk < chunkCount else { return (progress.donePrefix, nil) }
                 progress.nextChunk += 1
                 return (progress.donePrefix, progress.nextChunk - 1)
             }
+            statted = nil
             if done > chunk {
                 seenDonePrefix = done
                 return
             }
             if let next {
-                statChunk(next)
+                chunks[next] = stat(chunk: next)
+                statted = next
             } else {
                 joinWorkers()
                 seenDonePrefix = state.withLock { $0.donePrefix }
@@ -141,25 +152,18 @@ final class StatPrefetch: @unchecked Sendable {
         }
     }
 
-    /// A worker: takes chunks in order until none is left or the prefetch is cancelled.
+    /// A worker: takes chunks in order until none is left or the prefetch is cancelled, marking
+    /// each done when it takes the next (or stops).
     private func work() {
+        var statted: Int?
         while let next = state.withLock({ progress -> Int? in
+            if let statted { progress.markDone(statted, of: chunkCount) }
             guard progress.nextChunk < chunkCount && !progress.isCancelled else { return nil }
             progress.nextChunk += 1
             return progress.nextChunk - 1
         }) {
-            statChunk(next)
-        }
-    }
-
-    /// Lists and stats chunk `index` without the lock, then marks it done.
-    private func statChunk(_ index: Int) {
-        chunks[index] = stat(chunk: index)
-        state.withLock { progress in
-            progress.chunkIsDone[index] = true
-            while progress.donePrefix < chunkCount && progress.chunkIsDone[progress.donePrefix] {
-                progress.donePrefix += 1
-            }
+            chunks[next] = stat(chunk: next)
+            statted = next
         }
     }
 
