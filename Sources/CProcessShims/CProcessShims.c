@@ -35,6 +35,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+// glibc exports `clone` also as `__clone` (see cps_spawn).
+extern int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -42,9 +45,22 @@
 #define CLONE_PIDFD 0x00001000
 #endif
 
+// Code that runs in the child, on the parent's thread pointer and in its memory, must call
+// nothing of a sanitizer's runtime: under ThreadSanitizer (`swift test --sanitize=thread`) an
+// instrumented access or function entry there would update the parent thread's shadow state
+// from another process, and the runtime aborts. So no instrumentation at all in the child.
+#if defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define CHILD_CODE __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef CHILD_CODE
+#define CHILD_CODE
+#endif
+
 #if defined(__x86_64__)
 #define CHILD_RUNS_ALONGSIDE 1
-static inline long child_syscall(long number, long a, long b, long c, long d) {
+CHILD_CODE static inline long child_syscall(long number, long a, long b, long c, long d) {
     long result;
     register long r10 __asm__("r10") = d;
     __asm__ volatile("syscall"
@@ -55,7 +71,7 @@ static inline long child_syscall(long number, long a, long b, long c, long d) {
 }
 #elif defined(__aarch64__)
 #define CHILD_RUNS_ALONGSIDE 1
-static inline long child_syscall(long number, long a, long b, long c, long d) {
+CHILD_CODE static inline long child_syscall(long number, long a, long b, long c, long d) {
     register long x8 __asm__("x8") = number;
     register long x0 __asm__("x0") = a;
     register long x1 __asm__("x1") = b;
@@ -67,7 +83,7 @@ static inline long child_syscall(long number, long a, long b, long c, long d) {
 #else
 #define CHILD_RUNS_ALONGSIDE 0
 // The parent waits (CLONE_VFORK), so the child may use libc's wrapper and its errno.
-static inline long child_syscall(long number, long a, long b, long c, long d) {
+CHILD_CODE static inline long child_syscall(long number, long a, long b, long c, long d) {
     long result = syscall(number, a, b, c, d);
     return result < 0 ? -errno : result;
 }
@@ -134,21 +150,33 @@ int cps_non_default_signals(sigset_t *set) {
 
 /// dup2 that also clears close-on-exec when the descriptor is already in place (dup2 of a
 /// descriptor onto itself changes nothing, so an O_CLOEXEC one would vanish at exec). 0 or -errno.
-static long move_descriptor(int from, int to) {
+// `sigismember` without a call into libc (which a sanitizer may intercept): glibc keeps signal
+// `sig` at bit `sig - 1` of an array of unsigned longs.
+CHILD_CODE static inline int child_signal_is_member(const sigset_t *set, int sig) {
+    const unsigned long *words = (const unsigned long *)set;
+    unsigned bits = 8 * sizeof(unsigned long);
+    return (int)((words[(sig - 1) / bits] >> ((sig - 1) % bits)) & 1UL);
+}
+
+CHILD_CODE static long move_descriptor(int from, int to) {
     if (from == to) return child_syscall(SYS_fcntl, to, F_SETFD, 0, 0);
     long result = child_syscall(SYS_dup3, from, to, 0, 0);
     return result < 0 ? result : 0;
 }
 
 /// The child: set up, exec; on failure record why and exit 127. Never returns.
-static int child_main(void *argument) {
+CHILD_CODE static int child_main(void *argument) {
     struct cps_launch *launch = argument;
     const struct cps_spawn_request *request = &launch->request;
     long result = 0;
-    struct kernel_sigaction default_action = {0};
+    // Made field by field: a `= {0}` may become a call to memset, which sanitizers intercept.
+    struct kernel_sigaction default_action;
     default_action.handler = SIG_DFL;
+    default_action.flags = 0;
+    default_action.restorer = 0;
+    default_action.mask = 0;
     for (int sig = 1; sig < NSIG; sig++) {
-        if (sigismember(request->reset_signals, sig) == 1) {
+        if (child_signal_is_member(request->reset_signals, sig)) {
             child_syscall(SYS_rt_sigaction, sig, (long)&default_action, 0, sizeof(uint64_t));
         }
     }
@@ -203,7 +231,11 @@ int cps_spawn(struct cps_launch *launch, const struct cps_spawn_request *request
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &previous);
     }
-    pid_t child = clone(child_main, launch->mapping + guard_size + stack_size, flags, launch, &descriptor);
+    // glibc's `__clone`, the same function as `clone` under its other name: ThreadSanitizer
+    // intercepts `clone` and runs its own code in the child first (it treats every clone as a
+    // fork, and passes the child a record on this stack frame), which a child sharing this
+    // process's memory and running on after this function returns must never do.
+    pid_t child = __clone(child_main, launch->mapping + guard_size + stack_size, flags, launch, &descriptor);
     int spawn_error = child < 0 ? errno : 0;
     if (block) pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (spawn_error != 0) return spawn_error;

@@ -50,10 +50,11 @@ public struct CommandJob: Sendable {
     /// `opsrun TASK -- ARG...`: each command runs as `sh -c COMMAND TASK ARG...`, so these are its
     /// positional parameters (`"$@"`), and `$0` is the task's name.
     public var arguments: [String]
-    /// Absolute directories the runner makes (with their parents) before the first command: the
-    /// parents of the task's declared outputs, as ninja makes them. One that cannot be made fails
-    /// the job without starting it.
-    public var outputDirectories: [String] = []
+    /// The task's declared outputs, variables expanded, relative to `workingDirectory` (or
+    /// absolute): before the first command the runner makes the parents of those without
+    /// wildcards (`Directories.parents(ofOutputs:in:)`), as ninja does. One that cannot be made
+    /// fails the job without starting it.
+    public var outputs: [String] = []
     /// `cleanup:` commands, run in order after `commands` end however they ended (an interrupt
     /// included, within the grace period); their failure never changes the job's result.
     public var cleanupCommands: [String] = []

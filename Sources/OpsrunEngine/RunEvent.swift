@@ -1,13 +1,6 @@
 /// Receives what happens during a run, in order; printers and reports are observers.
 public protocol RunObserver: AnyObject {
     func handle(_ event: RunEvent)
-
-    /// The engine is about to wait for the runner, maybe for long: what is held must go out now.
-    func runWillWait()
-}
-
-extension RunObserver {
-    public func runWillWait() {}
 }
 
 /// Something that happened to an operation or to the run. Indices are into the specs array.

@@ -7,8 +7,4 @@ public final class RunObservers: RunObserver {
     public func handle(_ event: RunEvent) {
         for observer in observers { observer.handle(event) }
     }
-
-    public func runWillWait() {
-        for observer in observers { observer.runWillWait() }
-    }
 }

@@ -118,9 +118,18 @@ public final class IncrementalRun {
     }
 
     deinit {
-        // Its workers may still be statting relative to the descriptor.
-        prefetch?.cancel()
+        // Its workers may still be statting relative to the descriptor: joined first.
+        prefetch?.finish()
         FileSystem.closeDirectory(baseDescriptor)
+    }
+
+    /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); nothing
+    /// is prefetched from then on. Called at the first `willRun`, at `finish()`, and by an owner
+    /// that keeps this run until the process exits without finishing it (a usage error found
+    /// after it was opened).
+    public func stopPrefetch() {
+        prefetch?.finish()
+        prefetch = nil
     }
 
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
@@ -200,8 +209,8 @@ public final class IncrementalRun {
 
     /// From now on files may change under this run (a command starts, outputs are restored): stat afresh.
     func filesMayChange() {
-        prefetch?.cancel()
-        prefetch = nil
+        // From now on files may change under this run: stat afresh.
+        stopPrefetch()
         if remembersDigests {
             remembersDigests = false
             rememberedDigests = [:]
@@ -262,6 +271,7 @@ public final class IncrementalRun {
     /// Persists what the stat cache learned and closes the state (compacting it if it grew). Call
     /// once, at the end of the run.
     public func finish() -> Diagnostic? {
+        stopPrefetch()
         do { try store.recordStatEntries(hasher.takeNewEntries()) } catch {
             store.close()
             return error

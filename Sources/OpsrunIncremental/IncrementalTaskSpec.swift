@@ -109,19 +109,7 @@ public struct IncrementalTaskSpec: Sendable {
 }
 
 extension IncrementalTaskSpec {
-    /// The absolute parent directories of the outputs written without wildcards, each once, in the
-    /// order written: what a run makes before the task's commands (SPEC §10, as ninja does). A
-    /// glob names no directory to make, and an output directly in the task's directory needs none.
-    public var outputDirectories: [String] {
-        var directories: [String] = []
-        var seen: Set<String> = []
-        for output in outputs {
-            guard let literal = GlobPattern.literalPath(of: output) else { continue }
-            let parent = Directories.parentPath(of: literal)
-            guard !parent.isEmpty else { continue }
-            let directory = FileSystem.join(absoluteDirectory, parent)
-            if seen.insert(directory).inserted { directories.append(directory) }
-        }
-        return directories
-    }
+    /// The absolute parent directories of the outputs written without wildcards, each once
+    /// (`Directories.parents(ofOutputs:in:)`).
+    public var outputDirectories: [String] { Directories.parents(ofOutputs: outputs, in: absoluteDirectory) }
 }

@@ -7,9 +7,11 @@ import OpsrunProcess
 /// print the plan, or run. Returns the exit code; says everything through the `Status`.
 public enum Driver {
     /// `environment`: opsrun's own environment, the base of every command's; `status`: the voice,
-    /// on the streams the executable owns; `host`: what it set up for its process.
+    /// on the streams the executable owns; `host`: what it set up for its process; `kept`: where the
+    /// run's large values go when it ends, when the caller exits right after without freeing them.
     public static func run(
-        _ invocation: Invocation, environment: [String: String], status: Status, host: ProcessHost = .embedded
+        _ invocation: Invocation, environment: [String: String], status: Status, host: ProcessHost = .embedded,
+        keepingUntilExit kept: KeptUntilExit? = nil
     ) -> ExitCode {
         guard let start = startDirectory(invocation) else {
             status.error("error: -C \(invocation.directory ?? ""): no such directory")
@@ -17,15 +19,17 @@ public enum Driver {
         }
         if invocation.action == .initialize { return StarterFile.write(invocation, in: start, status: status) }
 
-        defer { Project.finishBackgroundWork() }
+        // The manifest cache's writer: joined on every way out.
+        let background = BackgroundWork()
+        defer { background.finish() }
         do {
             let source = try Project.locate(
                 explicitFile: invocation.manifestFile, workingDirectory: start, shownAs: invocation.directory)
             // A run or a plan reads the state too: open it meanwhile, on another thread.
             let state = invocation.action == .run || invocation.action == .dryRun
                 ? StatePreload(manifestDirectory: source.directory) : nil
-            let project = try Project.load(from: source)
-            defer { KeptUntilExit.keep(project) }
+            let project = try Project.load(from: source, writingCacheOn: background)
+            defer { kept?.keep(project) }
             switch invocation.action {
             case .list:
                 // The manifest's tasks, an `each` task once with how many instances it has.
@@ -67,9 +71,12 @@ public enum Driver {
             case .dryRun:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
-                defer { KeptUntilExit.keep(session) }
+                defer {
+                    session.joinBackgroundWork()
+                    kept?.keep(session)
+                }
                 let text = try usageErrors { () throws(Diagnostic) in
-                    try session.planText(format: invocation.format, status: status)
+                    try session.planText(format: invocation.format, status: status, keepingUntilExit: kept)
                 }
                 status.result(text)
                 return .success
@@ -79,7 +86,10 @@ public enum Driver {
             case .run:
                 let session = try RunSession(
                     project: project, invocation: invocation, environment: environment, preloadedState: state)
-                defer { KeptUntilExit.keep(session) }
+                defer {
+                    session.joinBackgroundWork()
+                    kept?.keep(session)
+                }
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in
@@ -88,7 +98,7 @@ public enum Driver {
                 // A report on standard output comes alone there: what the run prints goes to
                 // standard error instead, so `--report - | jq` reads JSON only.
                 if reports?.writesToStandardOutput == true { status.giveStandardOutputToReport() }
-                return session.run(status: status, host: host, reports: reports)
+                return session.run(status: status, host: host, reports: reports, keepingUntilExit: kept)
             }
         } catch {
             status.error(error.rendered)
@@ -112,7 +122,6 @@ public enum Driver {
     /// which prints the help unless the manifest has a task of that name.
     public static func manifestHasTask(_ name: String, for invocation: Invocation) -> Bool {
         guard let start = startDirectory(invocation) else { return false }
-        defer { Project.finishBackgroundWork() }
         guard let source = try? Project.locate(explicitFile: invocation.manifestFile, workingDirectory: start),
             let project = try? Project.load(from: source)
         else { return false }

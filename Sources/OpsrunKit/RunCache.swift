@@ -51,8 +51,6 @@ final class RunCache: RunObserver {
         next.handle(event)
     }
 
-    func runWillWait() { next.runWillWait() }
-
     private func key(_ check: TaskCheck) -> CacheKey {
         CacheKey(definition: check.definitionDigest, outputs: check.task.outputs)
     }

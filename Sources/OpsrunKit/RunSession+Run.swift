@@ -6,11 +6,13 @@ import OpsrunReport
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).
-    /// `host`: what the executable set up for its process (`ProcessHost`). `watchRunner`: under
+    /// `host`: what the executable set up for its process (`ProcessHost`); `kept`: where the run's
+    /// values go when it ends, when the caller exits without freeing them. `watchRunner`: under
     /// `--watch`, the runner that keeps services up between runs; it is shut down after the run
     /// unless it keeps one.
     public func run(
-        status: Status, host: ProcessHost, reports: ReportFiles? = nil, watchRunner: ProcessRunner? = nil
+        status: Status, host: ProcessHost, reports: ReportFiles? = nil, keepingUntilExit kept: KeptUntilExit? = nil,
+        watchRunner: ProcessRunner? = nil
     ) -> ExitCode {
         let clock = RunClock.now()
         var options = RunPrinter.Options.resolve(
@@ -50,7 +52,7 @@ extension RunSession {
         }
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
-        KeptUntilExit.keep(engine, gate as Any, printer, report)
+        kept?.keep(engine, gate as Any, printer, report)
         guard let reports, let recorder else { return report.exitCode }
         let finished = FinishedRun(
             report: report, specs: specs, recorder: recorder, clock: clock, endMonotonic: ended,

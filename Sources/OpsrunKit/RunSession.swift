@@ -108,13 +108,16 @@ public struct RunSession {
 
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
-    public func planText(format: OutputFormat, status: Status) throws(Diagnostic) -> String {
+    /// `kept`: where the plan's values go, when the caller exits without freeing them.
+    public func planText(
+        format: OutputFormat, status: Status, keepingUntilExit kept: KeptUntilExit? = nil
+    ) throws(Diagnostic) -> String {
         noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
         let plan = DryRunPlanner.plan(
             specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate, costs: estimatedCosts)
         gate?.finish()
-        defer { KeptUntilExit.keep(plan, gate as Any) }
+        defer { kept?.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
         var depfiles: [Int: PlanDepfile] = [:]
         if let gate, let tasks = incremental?.tasks {
@@ -153,6 +156,10 @@ public struct RunSession {
             processEnvironment: environment, dotenv: try dotenv(of: project),
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
     }
+
+    /// Joins the threads the session started (the stat prefetch's), finished or not: before the
+    /// session is kept until the process exits (`KeptUntilExit`), on every way out.
+    public func joinBackgroundWork() { incremental?.run.stopPrefetch() }
 
     /// The project's tasks with `each` expanded, for `--list` and `--graph` (a run makes its own).
     public static func instances(

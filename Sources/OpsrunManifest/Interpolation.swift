@@ -84,15 +84,20 @@ public enum Interpolation {
 
     /// Whether expanding `template` can fail however well formed it is: it has a `${NAME:?}`.
     /// Cheap and conservative (any `:?` after a `${` counts).
+    /// Asked of every selected task's values before each run: on the bytes in place (a short
+    /// value is a small string, slow to walk through its `utf8` view one byte at a time).
     public static func mayRequire(_ template: String) -> Bool {
-        var sawReference = false
-        var previous: UInt8 = 0
-        for byte in template.utf8 {
-            if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "{") { sawReference = true }
-            if sawReference && previous == UInt8(ascii: ":") && byte == UInt8(ascii: "?") { return true }
-            previous = byte
+        var template = template
+        return template.withUTF8 { bytes in
+            var sawReference = false
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "{") { sawReference = true }
+                if sawReference && previous == UInt8(ascii: ":") && byte == UInt8(ascii: "?") { return true }
+                previous = byte
+            }
+            return false
         }
-        return false
     }
 
     /// The names `template` refers to (words' references included), in order of first appearance;

@@ -34,9 +34,6 @@ public struct Project: Sendable {
         return FileText.read(file.path)
     }
 
-    /// Waits for the manifest cache being written, if any: call before the process exits.
-    public static func finishBackgroundWork() { ManifestCache.waitForWrites() }
-
     /// Finds and loads the manifest. Throws every diagnostic found: manifest errors first, then,
     /// only for a manifest that is otherwise valid, every dependency cycle (over the whole
     /// manifest, not only the tasks asked for).
@@ -57,8 +54,14 @@ public struct Project: Sendable {
         }
     }
 
-    /// Loads the manifest `locate` found.
+    /// Loads the manifest `locate` found (writing its cache, when one is due, before it returns).
     public static func load(from source: ManifestSource) throws(ProjectError) -> Project {
+        try load(from: source, writingCacheOn: nil)
+    }
+
+    /// The same; the cache, when one is due, is written on a thread of `work` (whose owner joins it)
+    /// rather than before returning.
+    package static func load(from source: ManifestSource, writingCacheOn work: BackgroundWork?) throws(ProjectError) -> Project {
         let bytes: [UInt8]
         do {
             bytes = try source.readBytes()
@@ -95,7 +98,9 @@ public struct Project: Sendable {
             texts[source.displayName] = text
             throw ProjectError(diagnostics: cycles, sources: texts)
         }
-        cache?.storeInBackground(manifest, index: graph.index)
+        if let cache {
+            if let work { cache.store(manifest, index: graph.index, on: work) } else { cache.store(manifest, index: graph.index) }
+        }
         return Project(source: source, bytes: bytes, manifest: manifest, graph: graph)
     }
 

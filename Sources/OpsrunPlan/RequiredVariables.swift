@@ -31,16 +31,18 @@ public enum RequiredVariables {
         var seen: Set<Diagnostic> = []
         var checkedEnvironments: Set<String> = []
         var templates = TemplateVariables()
+        let tasks = builder.graph.tasks
         for id in selection {
-            let task = builder.graph.tasks[id]
             // Most tasks have neither: the environment (a copy of opsrun's) is made only for those
-            // that do, and the others cost a scan of their values' bytes, no allocation.
-            guard !task.requires.isEmpty || task.environment.contains(where: { Interpolation.mayRequire($0.value) })
-                || task.directory.map({ Interpolation.mayRequire($0.value) }) == true
-                || task.sources.contains(where: { Interpolation.mayRequire($0.value) })
-                || task.outputs.contains(where: { Interpolation.mayRequire($0.value) })
-                || task.depfile.map({ Interpolation.mayRequire($0.value) }) == true
+            // that do, and the others cost a scan of their values' bytes, no allocation (nor a
+            // copy of the task: its fields are read in place).
+            guard !tasks[id].requires.isEmpty || tasks[id].environment.contains(where: { Interpolation.mayRequire($0.value) })
+                || tasks[id].directory.map({ Interpolation.mayRequire($0.value) }) == true
+                || tasks[id].sources.contains(where: { Interpolation.mayRequire($0.value) })
+                || tasks[id].outputs.contains(where: { Interpolation.mayRequire($0.value) })
+                || tasks[id].depfile.map({ Interpolation.mayRequire($0.value) }) == true
             else { continue }
+            let task = tasks[id]
             let name = task.instance?.task ?? task.name
             func report(_ diagnostic: Diagnostic) {
                 if task.instance == nil || seen.insert(diagnostic).inserted { diagnostics.append(diagnostic) }

@@ -11,6 +11,8 @@ import OpsrunEngine
 /// that cannot exec (a working directory that is gone, a program that is not one) is only known
 /// once it has exited: with status 127 and `failureBeforeExec(slot:)` set. An interactive command
 /// is the exception: its spawn waits for the exec, so the terminal is its before opsrun goes on.
+/// Measured on 2,000 `/bin/true` at `-j 2` (Benchmarks/README.md): `posix_spawn` instead took
+/// 1.20× as long (fan-in; DAG 1.16×), and waiting for each exec, as `vfork` does, 1.06×.
 final class CommandSpawner {
     enum Outcome {
         /// The pid, which is also the process group, and a pidfd for it (-1 unless asked for);

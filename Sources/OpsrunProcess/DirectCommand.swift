@@ -1,6 +1,7 @@
 /// Tells apart a command `/bin/sh -c` would only split into words and exec (`/bin/true`,
 /// `touch out/a`) from one that needs the shell, so the former can be spawned directly (as make
-/// does), saving one exec per command.
+/// does), saving one exec per command. Measured: with every command through `sh -c`, 2,000
+/// `/bin/true` at `-j 2` took 2.01× as long (fan-in; DAG 2.04×, chain 2.12×; Benchmarks/README.md).
 ///
 /// Conservative on purpose: any character with a meaning to the shell, and any first word that is
 /// a keyword or a builtin (other than `true` and `false`, whose programs do the same), means the

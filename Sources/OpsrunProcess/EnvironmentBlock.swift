@@ -9,7 +9,8 @@ import OpsrunEngine
 /// `OPSRUN_TASK` is looked at; otherwise every entry is compared, which is cheap too, as unchanged
 /// entries share their storage. A child reads its block until it execs, while opsrun goes on, so
 /// each job slot has its own (`ChildLaunch`), updated only once the slot's previous child has been
-/// reaped.
+/// reaped. Measured: building the block afresh for each spawn made 2,000 `/bin/true` at `-j 2`
+/// 1.06× as long (fan-in; chain 1.04×; Benchmarks/README.md).
 final class EnvironmentBlock {
     /// The entries the C strings were made from.
     private(set) var entries: [String] = []

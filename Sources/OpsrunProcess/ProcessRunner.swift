@@ -90,7 +90,10 @@ public final class ProcessRunner: CommandRunner {
         let hasCommands = !job.commands.isEmpty
         // Before every attempt, as ninja does before each command: a retry after a command that
         // removed its own output directory finds it again.
-        let directoryFailure = hasCommands ? Self.makeOutputDirectories(job.outputDirectories, for: job.workingDirectory) : nil
+        let directoryFailure = hasCommands && !job.outputs.isEmpty
+            ? Self.makeOutputDirectories(
+                Directories.parents(ofOutputs: job.outputs, in: job.workingDirectory), for: job.workingDirectory)
+            : nil
         // Consumed: the job moves into its record without a copy of its strings and arrays.
         let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())
         if slot == slots.count { slots.append(running) } else { slots[slot] = running }

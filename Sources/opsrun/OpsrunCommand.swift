@@ -239,7 +239,8 @@ struct OpsrunCommand: ParsableCommand {
     /// Runs `invocation`. `opsrun help` prints the help when the manifest has no task `help`
     /// (or none can be read): users of go-task, just and git type it, and a task of that name
     /// still wins. Checked only for that exact command line, so other runs pay nothing.
-    static func run(_ invocation: Invocation) -> Int32 {
+    /// `kept`: the run's large values, never freed: the process exits right after.
+    static func run(_ invocation: Invocation, keepingUntilExit kept: KeptUntilExit? = nil) -> Int32 {
         if invocation.action == .run, invocation.targets == ["help"], !Driver.manifestHasTask("help", for: invocation) {
             Terminal.standardOutput.write(helpMessage() + "\n")
             return OpsrunEngine.ExitCode.success.rawValue
@@ -247,19 +248,18 @@ struct OpsrunCommand: ParsableCommand {
         let environment = ProcessEnvironment.current
         return Driver.run(
             invocation, environment: environment, status: Terminal.status(environment: environment),
-            host: Terminal.host
+            host: Terminal.host, keepingUntilExit: kept
         ).rawValue
     }
 
     /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
     static func main() {
         _ = Terminal.host
-        KeptUntilExit.enable()
-        if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
-            Glibc.exit(run(invocation))
-        }
+        // Never released: `exit` ends the process inside the closure, with the run's values in it.
+        let kept = KeptUntilExit()
         do {
-            Glibc.exit(run(try parseInvocation(Array(CommandLine.arguments.dropFirst()))))
+            let invocation = try parseInvocation(Array(CommandLine.arguments.dropFirst()))
+            withExtendedLifetime(kept) { Glibc.exit(run(invocation, keepingUntilExit: kept)) }
         } catch let exit as ArgumentParser.ExitCode {
             // A run's own exit code: nothing to print (ArgumentParser's exit(withError:) would
             // still build a help generator, a third of a one-task run's CPU time).

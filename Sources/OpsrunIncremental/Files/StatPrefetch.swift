@@ -7,10 +7,11 @@
 // Why a stat taken early is as good as one taken at check time: until the first command of the run
 // starts, nothing this run does writes a file, so the only difference is an outside edit between the
 // prefetch and the check, which is the same race as an edit just after the check (the next run sees
-// it). Once any command starts (`IncrementalRun.willRun`), the prefetch is cancelled and dropped and
-// every later check stats afresh, so a prerequisite's rewritten outputs are always seen as it left
-// them. (A worker may still finish a chunk after that; nobody reads it.)
-import Dispatch
+// it). Once any command starts (`IncrementalRun.willRun`), the prefetch is stopped, its workers
+// joined (each finishes the chunk it holds, which nobody reads) and dropped, and every later check
+// stats afresh, so a prerequisite's rewritten outputs are always seen as it left them.
+import OpsrunCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -23,7 +24,13 @@ import Darwin
 ///
 /// The work comes in chunks of consecutive tasks: whoever takes a chunk lists its tasks' files and
 /// stats them, so the first stats are taken at once rather than after the whole run's files are
-/// listed (for 10,000 tasks, listing alone took 3 to 8 ms).
+/// listed (for 10,000 tasks, listing alone took 3 to 8 ms). Measured: a 10,000-task no-op took
+/// 1.71× as long without it (Benchmarks/README.md).
+///
+/// The worker threads are this object's: `finish()` stops and joins them, and its owner
+/// (`IncrementalRun`) calls it before the first command starts and when it ends.
+/// `@unchecked Sendable`: the workers share it; what they share is behind `state`'s mutex, and
+/// each chunk is written by the one thread that took it before it is marked done under the lock.
 final class StatPrefetch: @unchecked Sendable {
     /// Below this many files, threads cost more than they spare.
     static let minimumFileCount = 256
@@ -42,19 +49,27 @@ final class StatPrefetch: @unchecked Sendable {
         deinit { statuses.deallocate() }
     }
 
-    private let taskCount: Int
-    private let paths: @Sendable (Int) -> [Opening]
-    /// By chunk; each element is written once, by the thread that took the chunk.
-    private let chunks: UnsafeMutableBufferPointer<Chunk?>
+    /// Who takes which chunk, and which are done.
+    private struct Progress {
+        var isCancelled = false
+        var nextChunk = 0
+        var chunkIsDone: [Bool]
+        /// Chunks done from the first one on, without a gap.
+        var donePrefix = 0
 
-    // Guarded by `mutex`, signalled on `condition` when any of them changes.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var isCancelled = false
-    private var nextChunk = 0
-    private var chunkIsDone: [Bool]
-    /// Chunks done from the first one on, without a gap.
-    private var donePrefix = 0
+        mutating func markDone(_ index: Int, of count: Int) {
+            chunkIsDone[index] = true
+            while donePrefix < count && chunkIsDone[donePrefix] { donePrefix += 1 }
+        }
+    }
+
+    private let taskCount: Int
+    private let chunkCount: Int
+    private let paths: @Sendable (Int) -> [Opening]
+    /// By chunk; each element is written once, by the thread that took it.
+    private let chunks: UnsafeMutableBufferPointer<Chunk?>
+    private let state: Mutex<Progress>
+    private var workers: [JoinedThread<Void>] = []
 
     /// `donePrefix` as last seen by the checking thread: below it, no lock is needed.
     private var seenDonePrefix = 0
@@ -64,26 +79,16 @@ final class StatPrefetch: @unchecked Sendable {
     init(taskCount: Int, workers: Int = StatPrefetch.workerCount, paths: @escaping @Sendable (Int) -> [Opening]) {
         self.taskCount = taskCount
         self.paths = paths
-        let chunkCount = (taskCount + Self.tasksPerChunk - 1) / Self.tasksPerChunk
+        chunkCount = (taskCount + Self.tasksPerChunk - 1) / Self.tasksPerChunk
         chunks = .allocate(capacity: chunkCount)
         chunks.initialize(repeating: nil)
-        chunkIsDone = Array(repeating: false, count: chunkCount)
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-        for _ in 0..<max(workers, 1) {
-            DispatchQueue.global().async { self.work() }
-        }
+        state = Mutex(Progress(chunkIsDone: Array(repeating: false, count: chunkCount)))
+        self.workers = (0..<max(workers, 1)).map { _ in JoinedThread { self.work() } }
     }
 
     deinit {
         chunks.deinitialize()
         chunks.deallocate()
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     /// One worker per core but the checking thread's, which takes chunks itself when it catches
@@ -91,11 +96,17 @@ final class StatPrefetch: @unchecked Sendable {
     /// 6 ms slower (medians of 60 interleaved runs: 63-69 against 58-61 ms).
     static var workerCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
 
-    /// Stops handing out chunks; call before the first command of the run starts.
-    func cancel() {
-        pthread_mutex_lock(mutex)
-        isCancelled = true
-        pthread_mutex_unlock(mutex)
+    /// Stops handing out chunks and waits for the workers to end (each finishes the chunk it
+    /// holds); call before the first command of the run starts, and at the latest before letting
+    /// go of this object.
+    func finish() {
+        state.withLock { $0.isCancelled = true }
+        joinWorkers()
+    }
+
+    private func joinWorkers() {
+        for worker in workers { worker.join() }
+        workers = []
     }
 
     /// Task `index`'s stats, in the order `paths` gave its files: waits for them, or takes them.
@@ -111,36 +122,49 @@ final class StatPrefetch: @unchecked Sendable {
     }
 
     private func waitForChunk(_ chunk: Int) {
-        pthread_mutex_lock(mutex)
-        while donePrefix <= chunk {
-            if nextChunk < chunkIsDone.count {
-                // Rather than wait, take the next chunk here (even once cancelled: asked is asked).
-                statNextChunk()
+        // The chunk this thread statted last, marked done with the next lock taken: one lock per
+        // chunk, not two.
+        var statted: Int?
+        while true {
+            // Done, or the next chunk to take here (even once cancelled: asked is asked), or none
+            // left to take: then the ones not done are the workers', which end once they are.
+            let (done, next) = state.withLock { progress -> (Int, Int?) in
+                if let statted { progress.markDone(statted, of: chunkCount) }
+                if progress.donePrefix > chunk { return (progress.donePrefix, nil) }
+                guard progress.nextChunk < chunkCount else { return (progress.donePrefix, nil) }
+                progress.nextChunk += 1
+                return (progress.donePrefix, progress.nextChunk - 1)
+            }
+            statted = nil
+            if done > chunk {
+                seenDonePrefix = done
+                return
+            }
+            if let next {
+                chunks[next] = stat(chunk: next)
+                statted = next
             } else {
-                pthread_cond_wait(condition, mutex)
+                joinWorkers()
+                seenDonePrefix = state.withLock { $0.donePrefix }
+                precondition(seenDonePrefix > chunk, "a chunk was taken and never done")
+                return
             }
         }
-        seenDonePrefix = donePrefix
-        pthread_mutex_unlock(mutex)
     }
 
-    /// A worker: takes chunks in order until none is left or the prefetch is cancelled.
+    /// A worker: takes chunks in order until none is left or the prefetch is cancelled, marking
+    /// each done when it takes the next (or stops).
     private func work() {
-        pthread_mutex_lock(mutex)
-        while nextChunk < chunkIsDone.count && !isCancelled { statNextChunk() }
-        pthread_mutex_unlock(mutex)
-    }
-
-    /// Takes the next chunk, lists and stats it without the lock meanwhile; call with `mutex` held.
-    private func statNextChunk() {
-        let index = nextChunk
-        nextChunk += 1
-        pthread_mutex_unlock(mutex)
-        chunks[index] = stat(chunk: index)
-        pthread_mutex_lock(mutex)
-        chunkIsDone[index] = true
-        while donePrefix < chunkIsDone.count && chunkIsDone[donePrefix] { donePrefix += 1 }
-        pthread_cond_broadcast(condition)
+        var statted: Int?
+        while let next = state.withLock({ progress -> Int? in
+            if let statted { progress.markDone(statted, of: chunkCount) }
+            guard progress.nextChunk < chunkCount && !progress.isCancelled else { return nil }
+            progress.nextChunk += 1
+            return progress.nextChunk - 1
+        }) {
+            chunks[next] = stat(chunk: next)
+            statted = next
+        }
     }
 
     private func stat(chunk index: Int) -> Chunk {

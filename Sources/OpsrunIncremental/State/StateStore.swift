@@ -130,7 +130,8 @@ public final class StateStore {
     /// `projectDirectory`, not starting with `/`; no absolute path is made.
     func statEntry(projectKey key: String) -> StatCacheEntry? {
         if !stats.isEmpty, let entry = stats[key] { return entry }
-        guard snapshot != nil else { return nil }
+        // One read of `snapshot`, not two: each is an exclusivity check at run time, and a no-op
+        // asks this for every file (20,000 times for 10,000 tasks).
         var key = key
         return key.withUTF8 { snapshot?.statEntry(key: UnsafeRawBufferPointer($0)) }
     }

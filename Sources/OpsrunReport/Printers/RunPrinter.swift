@@ -75,22 +75,17 @@ public final class RunPrinter: RunObserver {
         if options.terminalWidth == nil && options.isTerminal {
             options.terminalWidth = TerminalSize.columns(of: standardOutput.fileDescriptor)
         }
-        self.init(
-            specs: specs, options: options, sinks: (standardOutput, standardError), buffered: true)
+        self.init(specs: specs, options: options, sinks: (standardOutput, standardError))
     }
 
-    /// With `buffered`, lines are held until the run loop waits (`Console`).
-    init(
-        specs: [OperationSpec], options: Options, sinks: (any OutputSink, any OutputSink),
-        buffered: Bool = false
-    ) {
+    init(specs: [OperationSpec], options: Options, sinks: (any OutputSink, any OutputSink)) {
         self.specs = specs
         self.options = options
         live = Array(repeating: nil, count: specs.count)
         let quiet = options.verbosity == .quiet
         let console = Console(
             standardOutput: sinks.0, standardError: sinks.1, width: options.terminalWidth ?? 80,
-            hasStatusLine: options.isTerminal && !quiet, buffered: buffered)
+            hasStatusLine: options.isTerminal && !quiet)
         self.console = console
         // By index, not by element: iterating the specs would copy each whole spec.
         var names: [String] = []
@@ -181,17 +176,12 @@ public final class RunPrinter: RunObserver {
         showStatus()
     }
 
-    public func runWillWait() {
-        console.flush()
-    }
-
     /// Prints what is still held (partial lines of tasks that never ended) and clears the status line.
     public func finish() {
         for index in running {
             renderer.attemptEnded(index)
         }
         console.clearStatus()
-        console.flush()
     }
 
     /// The status line's text: `[2/5] running: a, b` (ended tasks of all tasks, groups included).
@@ -216,8 +206,6 @@ public final class RunPrinter: RunObserver {
             console.write(style.dim("▶") + " \(specs[index].name)\n")
         }
         showStatus()
-        // The task is about to write to the terminal itself: what opsrun printed goes first.
-        if specs[index].interactive { console.flush() }
     }
 
     private func retrying(_ index: Int, nextAttempt: Int, previous: JobResult) {

@@ -11,7 +11,6 @@ import Testing
     var cachePath: String { scratch.absolute(".opsrun/manifest.cache") }
 
     func load(_ file: String? = nil) throws -> Project {
-        defer { Project.finishBackgroundWork() }
         return try Project.load(explicitFile: file, workingDirectory: scratch.path)
     }
 

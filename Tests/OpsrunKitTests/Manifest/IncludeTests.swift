@@ -148,7 +148,6 @@ import Testing
     @Test func aDependencyCycleAcrossFilesGivesEachEdgesFileLineAndColumn() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: { deps: [web:b], run: echo }\n")
         scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [':a'], run: echo }\n")
-        defer { Project.finishBackgroundWork() }
         do {
             _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
             Issue.record("a cycle must not load")
@@ -181,7 +180,6 @@ import Testing
 
     @Test func aNamespaceNamesItsDefaultOnTheCommandLine() throws {
         writeMonorepo()
-        defer { Project.finishBackgroundWork() }
         let project = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
         #expect(try project.roots(named: ["web"]).map { project.graph.names[$0] } == ["web:build"])
         #expect(throws: ProjectError.self) { try project.roots(named: ["api"]) }
@@ -193,7 +191,6 @@ import Testing
         scratch.write("Tasksfile.yaml", "default: [web]\nincludes: { web: web }\ntasks:\n  codegen: echo gen\n")
         scratch.write("web/Tasksfile.yaml", "default: ui\nincludes: { ui: ui }\ntasks:\n  lint: echo\n")
         scratch.write("web/ui/Tasksfile.yaml", "default: build\ntasks:\n  build: echo\n")
-        defer { Project.finishBackgroundWork() }
         let project = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
         #expect(try project.roots(named: []).map { project.graph.names[$0] } == ["web:ui:build"])
         scratch.write("Tasksfile.yaml", "default: [wbe]\nincludes: { web: web }\ntasks:\n  codegen: echo gen\n")

@@ -191,7 +191,7 @@ import Testing
         #expect(environment.filter { $0.hasPrefix("SRC=") } == ["SRC=src/a.c"])
         #expect(environment.contains("OPSRUN_TASK=compile[src/a.c]") && environment.contains("PATH=/bin"))
         // Parents of literal outputs only; a glob names none.
-        #expect(specs[compile].job.outputDirectories == [scratch.path + "/build/src"])
+        #expect(Directories.parents(ofOutputs: specs[compile].job.outputs, in: specs[compile].job.workingDirectory) == [scratch.path + "/build/src"])
         let tagged = graph.index["tagged[v1]"]!
         #expect(specs[tagged].job.environment.contains("LABEL=release-v1"))
         #expect(specs[tagged].job.workingDirectory == scratch.path + "/out/v1")

@@ -12,7 +12,7 @@ import Testing
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         var job = makeJob(["ls -d build/obj/deep other && touch build/obj/deep/a.o"], directory: directory)
-        job.outputDirectories = [directory + "/build/obj/deep", directory + "/other", directory + "/other"]
+        job.outputs = ["build/obj/deep/a.o", "other/x", directory + "/other/y", "dist/*.tgz"]
         let log = RunnerDriver().runJob(job)
         #expect(log.result?.succeeded == true, "\(log.errorText)")
         #expect(log.outputText == "build/obj/deep\nother\n")
@@ -23,13 +23,13 @@ import Testing
         defer { removeDirectory(directory) }
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: directory + "/build"))
         var job = makeJob(["echo never"], directory: directory)
-        job.outputDirectories = [directory + "/build/obj"]
+        job.outputs = ["build/obj/a.o"]
         let log = RunnerDriver().runJob(job)
         #expect(log.result?.spawnFailure == "cannot create output directory 'build/obj': Not a directory")
         #expect(log.result?.succeeded == false)
         #expect(log.commandsStarted.isEmpty && log.standardOutput.isEmpty)
 
-        job.outputDirectories = [directory + "/build"]
+        job.outputs = ["build/a.o"]
         #expect(RunnerDriver().runJob(job).result?.spawnFailure == "cannot create output directory 'build': a file is in the way")
     }
 
@@ -39,7 +39,7 @@ import Testing
         // A dangling link where a parent should be.
         try FileManager.default.createSymbolicLink(atPath: directory + "/out", withDestinationPath: "/nonexistent/opsrun-x")
         var job = makeJob(["echo never"], directory: directory)
-        job.outputDirectories = [directory + "/out/x"]
+        job.outputs = ["out/x/a.o"]
         #expect(RunnerDriver().runJob(job).result?.spawnFailure
             == "cannot create output directory 'out' (for 'out/x'): a file is in the way")
     }

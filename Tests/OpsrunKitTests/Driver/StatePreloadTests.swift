@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+@testable import OpsrunIncremental
+@testable import OpsrunKit
+
+/// The state opened on a thread of its own while the manifest is read is the state opened plainly.
+@Suite struct StatePreloadTests {
+    @Test func aPreloadedStateHoldsWhatOpeningItPlainlyGives() throws {
+        let scratch = ScratchDirectory()
+        #expect(StatePreload(manifestDirectory: scratch.path) == nil, "no state file: nothing to open ahead")
+        let specs = IncrementalRunTests.compileTasks(3, in: scratch)
+        let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"), force: false, prefetching: specs)
+        for (index, spec) in specs.enumerated() {
+            let check = run.check(spec, index: index)
+            #expect(run.willRun(check) == nil)
+            scratch.write("out/t\(index)", "object \(index)")
+            #expect(run.succeeded(check).isEmpty)
+        }
+        #expect(run.finish() == nil)
+
+        let preload = try #require(StatePreload(manifestDirectory: scratch.path))
+        let preloaded = try #require(preload.take())
+        let entries = preloaded.allEntries()
+        _ = preloaded.close(compacting: false)
+        // Opened after: the first holds the state's lock while it is open.
+        let plain = StateStore(directory: scratch.absolute(".opsrun"))
+        #expect(entries.count == 3)
+        #expect(entries == plain.allEntries())
+        _ = plain.close(compacting: false)
+    }
+
+}
