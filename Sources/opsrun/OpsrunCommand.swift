@@ -257,6 +257,9 @@ struct OpsrunCommand: ParsableCommand {
         _ = Terminal.host
         // Never released: `exit` ends the process inside the closure, with the run's values in it.
         let kept = KeptUntilExit()
+        if let invocation = QuickArguments.invocation(CommandLine.arguments.dropFirst()) {
+            withExtendedLifetime(kept) { Glibc.exit(run(invocation, keepingUntilExit: kept)) }
+        }
         do {
             let invocation = try parseInvocation(Array(CommandLine.arguments.dropFirst()))
             withExtendedLifetime(kept) { Glibc.exit(run(invocation, keepingUntilExit: kept)) }
