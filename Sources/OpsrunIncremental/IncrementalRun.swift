@@ -320,60 +320,6 @@ public final class IncrementalRun {
 
     // MARK: - Gathering
 
-    private func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
-        var known: PrefetchedStatuses?
-        return outputStates(of: task, known: &known)
-    }
-
-    /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
-    private func outputStates(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> [OutputState] {
-        var states: [OutputState] = []
-        states.reserveCapacity(task.outputs.count)
-        for text in task.outputs {
-            if let path = GlobPattern.literalPath(of: text) {
-                states.append(OutputState(path: text, digest: digest(of: path, in: task, known: &known)))
-                continue
-            }
-            let pattern = GlobPattern(text)
-            let paths = pattern.expand(in: task.absoluteDirectory).paths
-            if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
-            for path in paths { states.append(OutputState(path: path, digest: digest(of: path, in: task))) }
-        }
-        return states
-    }
-
-    /// The sources' files with their digests, and the patterns without wildcards that name nothing.
-    private func sources(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ([FileDigest], [String]) {
-        var files: [FileDigest] = []
-        var missing: [String] = []
-        var directories: [String] = []
-        for text in task.sources {
-            // A path without wildcards is one stat (and no read while the stat cache holds), not a
-            // pattern to expand: the common case, and the whole of a no-op run's work per source.
-            if let path = GlobPattern.literalPath(of: text) {
-                switch digest(of: path, in: task, known: &known) {
-                case nil: missing.append(text)
-                case .directory?: directories.append(path)
-                case let digest?: files.append(FileDigest(path: path, digest: digest))
-                }
-                continue
-            }
-            for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
-                // Gone since it was listed: as if it had not been there.
-                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
-                files.append(FileDigest(path: path, digest: digest))
-            }
-        }
-        // A literal naming a directory stands for the files beneath it.
-        for directory in directories {
-            for path in GlobPattern(directory + "/**").expand(in: task.absoluteDirectory).paths {
-                guard let digest = digest(of: path, in: task), digest != .directory else { continue }
-                files.append(FileDigest(path: path, digest: digest))
-            }
-        }
-        return (TaskDefinitionInput.sortedFiles(files), missing)
-    }
-
     /// The absolute directory of the task named, if it was checked in this run.
     func checkedDirectory(of name: String) -> String? { checkedSpec(named: name)?.absoluteDirectory }
 
