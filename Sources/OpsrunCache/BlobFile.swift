@@ -1,3 +1,4 @@
+import OpsrunIncremental
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,7 @@ enum BlobFile {
             unlink(destination)
             return nil
         }
-        return CacheEntry.Blob(hash: Hex.of(hasher.finalize()), size: size)
+        return CacheEntry.Blob(hash: ContentDigest(hasher.finalize()).description, size: size)
     }
 
     /// Writes `bytes` to `destination` (a new file) with `mode`; `false` (nothing left) on error.

@@ -46,26 +46,10 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     }()
 }
 
-/// SHA-256 digests as the cache protocol spells them: 64 lowercase hex digits.
+/// SHA-256 digests as the cache protocol spells them: 64 lowercase hex digits (`ContentDigest`'s
+/// `description`, the same hash the up-to-date checks use).
 package enum Hex {
-    package static func sha256(_ bytes: [UInt8]) -> String {
-        var hasher = SHA256()
-        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return of(hasher.finalize())
-    }
-
-    package static func of(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        digest.withUnsafeBytes { raw in
-            for byte in raw {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0f)])
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    package static func sha256(_ bytes: [UInt8]) -> String { ContentDigest.of(bytes).description }
 
     /// Whether `text` is a SHA-256 as the protocol names one (and so safe as a file name).
     package static func isSHA256(_ text: String) -> Bool {

@@ -13,7 +13,7 @@ public struct ContentDigest: Hashable, Sendable, CustomStringConvertible {
         (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
     }
 
-    init(_ digest: SHA256.Digest) {
+    package init(_ digest: SHA256.Digest) {
         (w0, w1, w2, w3) = digest.withUnsafeBytes { raw in
             (
                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
