@@ -193,7 +193,7 @@ public enum Interpolation {
             let start = index
             index += 2
             let nameStart = index
-            while index < bytes.count, Self.isNameByte(bytes[index], first: index == nameStart) { index += 1 }
+            while index < bytes.count, Interpolation.isNameByte(bytes[index], first: index == nameStart) { index += 1 }
             if index == nameStart { throw index == bytes.count ? unclosed(start) : problem(at: start, noName()) }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
             guard index < bytes.count else { throw unclosed(start) }
@@ -283,12 +283,14 @@ public enum Interpolation {
             String(String(decoding: bytes[index...], as: UTF8.self).prefix(1))
         }
 
-        static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "_"): true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): !first
-            default: false
-            }
+    }
+
+    /// A byte of a variable name as the shell reads one: letters, digits and `_`, not a digit first.
+    package static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "_"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): !first
+        default: false
         }
     }
 

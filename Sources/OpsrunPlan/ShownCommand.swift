@@ -72,14 +72,8 @@ public enum ShownCommand {
         return (known(name), i)
     }
 
-    static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-            true
-        default: false
-        }
-    }
+    /// A byte a name may hold after its first (a digit included).
+    static func isNameByte(_ byte: UInt8) -> Bool { Interpolation.isNameByte(byte, first: false) }
 
     /// Not empty and not starting with a digit (`$1` is a positional parameter).
     static func isName(_ name: String) -> Bool {
