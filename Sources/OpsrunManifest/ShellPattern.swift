@@ -4,15 +4,15 @@
 /// literal. A `[` without its `]` is a literal `[`, as in dash and bash.
 ///
 /// Characters are Unicode scalars (bash in a UTF-8 locale; dash would count bytes).
-struct ShellPattern {
-    private enum Token {
+struct ShellPattern: Sendable {
+    private enum Token: Sendable {
         case literal(Unicode.Scalar)
         case any
         case star
         case set(negated: Bool, members: [SetMember])
     }
 
-    private enum SetMember {
+    private enum SetMember: Sendable {
         case scalar(Unicode.Scalar)
         case range(Unicode.Scalar, Unicode.Scalar)
         case named(String)

@@ -165,4 +165,15 @@ public struct TaskVariables: Sendable {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
         return Interpolation.expandChecked(text) { self[$0] }
     }
+
+    /// `expandChecked`, keeping the parsed template in `parsed` for the next instance of the
+    /// same `each` task (they share their templates).
+    func expandChecked(_ text: String, parsed: inout [String: Interpolation.Template]) -> String {
+        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        if parsed[text] == nil {
+            guard let template = try? Interpolation.Template(text) else { return text }
+            parsed[text] = template
+        }
+        return (try? parsed[text]!.expand { self[$0] }) ?? text
+    }
 }

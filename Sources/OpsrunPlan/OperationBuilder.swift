@@ -83,6 +83,7 @@ public struct OperationBuilder {
         var specs: [IncrementalTaskSpec] = []
         specs.reserveCapacity(selection.count)
         var templates = TemplateVariables()
+        var parsed: [String: Interpolation.Template] = [:]
         for id in selection {
             let task = graph.tasks[id]
             func mentionsVariable(_ text: String) -> Bool { text.utf8.contains(UInt8(ascii: "$")) }
@@ -98,7 +99,7 @@ public struct OperationBuilder {
                 ? templates.variables(of: task, environment) : nil
             func expand(_ text: String) -> String {
                 guard let variables, mentionsVariable(text) else { return text }
-                return variables.expandChecked(text)
+                return variables.expandChecked(text, parsed: &parsed)
             }
             let definition: [EnvironmentVariable]
             if !ownDefinition, let sharedDefinition {

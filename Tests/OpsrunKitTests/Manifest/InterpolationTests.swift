@@ -129,6 +129,14 @@ import Testing
         #expect(expand("${SRC#${PAT}}") == "lib/a.c")
     }
 
+    @Test func aTemplateParsedOnceExpandsEachInstanceWithItsOwnValues() throws {
+        let template = try Interpolation.Template("build/${SRC%.c}.o ${SRC#${PREFIX}} ${SRC%%${EXT:-.*}}")
+        let first = try template.expand { ["SRC": "a.c", "PREFIX": "a"][$0] }
+        let second = try template.expand { ["SRC": "lib/b.c", "PREFIX": "lib/", "EXT": ".c"][$0] }
+        #expect(first == "build/a.o .c a")
+        #expect(second == "build/lib/b.o b.c lib/b")
+    }
+
     @Test func wordsAreExpandedThemselvesAndOnlyWhenUsed() {
         #expect(expand("${NOPE:-${SRC%.c}.o}") == "src/lib/a.o")
         #expect(expand("${A_1:+[${EMPTY:-e}]}") == "[e]")
