@@ -1,6 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Bytes read as UTF-8 text the way a manifest is: a leading byte order mark dropped, and the place
 /// of the first byte that is not UTF-8 when some is.
 public enum UTF8Text {
+    /// Whether `a` sorts before `b` by their UTF-8 bytes (file names as `ls` orders them with
+    /// `LC_ALL=C`; never a locale's order, so a plan is the same on every machine). One `memcmp`:
+    /// walking the two `utf8` views a byte at a time cost about 1,000 instructions a pair, 2.4 M
+    /// of a 300-file no-op's 44 M for sorting one glob (callgrind).
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        return (fast ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
     /// The UTF-8 byte order mark, which some Windows editors write at the start of a file.
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 

@@ -9,6 +9,8 @@
 // outputs are kept in the record path by path for the same reason. The whole hashes the commands'
 // text rather than their digest, so a task found up to date costs one SHA-256, not two.
 
+import OpsrunCore
+
 /// An environment variable as the task's commands see it.
 public struct EnvironmentVariable: Hashable, Sendable {
     public var name: String
@@ -95,7 +97,7 @@ public struct TaskDefinitionInput: Hashable, Sendable {
         return result
     }
 
-    static func bytewise(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    static func bytewise(_ a: String, _ b: String) -> Bool { UTF8Text.precedes(a, b) }
 
     static func isStrictlyAscending<C: Collection>(_ names: C) -> Bool where C.Element == String {
         zip(names, names.dropFirst()).allSatisfy { bytewise($0, $1) }

@@ -1,3 +1,5 @@
+import OpsrunCore
+
 // Expanding a glob walks only the directories the pattern can reach, with an explicit work list
 // (no recursion, so a tree thousands of levels deep is fine) and a visited set of
 // (directory, pattern position) pairs, so `a/**/b/**/c` never walks a subtree twice for the same
@@ -77,7 +79,7 @@ extension GlobPattern {
                 }
                 // Popped from the end: the smallest path first, so which one of several links to
                 // one directory is walked does not depend on the order a directory lists them.
-                work = linked.sorted { $0.prefix.utf8.lexicographicallyPrecedes($1.prefix.utf8) }.reversed()
+                work = linked.sorted { UTF8Text.precedes($0.prefix, $1.prefix) }.reversed()
                 linked = []
                 for position in work { visited.insert(position) }
             }
@@ -139,7 +141,7 @@ extension GlobPattern {
     }
 
     static func sortedUnique(_ paths: [String]) -> [String] {
-        var sorted = paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var sorted = paths.sorted(by: UTF8Text.precedes)
         var write = 0
         for read in sorted.indices where read == 0 || sorted[read] != sorted[write - 1] {
             sorted[write] = sorted[read]

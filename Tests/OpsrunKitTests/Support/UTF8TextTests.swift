@@ -16,3 +16,33 @@ import Testing
         #expect(place(Array("fine\n".utf8)) == "none")
     }
 }
+
+/// `UTF8Text.precedes` is the byte order of the UTF-8 (what `ls` shows under `LC_ALL=C`), for
+/// inline (short) and heap strings, prefixes and text that is not ASCII.
+@Suite struct BytewiseOrderTests {
+    @Test func namesSortByTheirUTF8BytesWhateverTheirLength() {
+        let names = ["", "a", "b", "a/", "a.c", "ab", "src/z.c", "src/zz.c", "café", "cafe\u{301}", "Z",
+                     "src/lib/a-very-long-name-that-is-not-inline.c", "src/lib/a-very-long-name-that-is-not-inline.h",
+                     "日本", "\u{1F600}x"]
+        for a in names {
+            for b in names {
+                #expect(UTF8Text.precedes(a, b) == a.utf8.lexicographicallyPrecedes(b.utf8), "\(a) < \(b)")
+            }
+        }
+    }
+
+    @Test func randomPathsSortAsTheirBytesDo() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("BytewiseOrderTests seed: \(seed)")
+        var random = SplitMix64(seed: seed)
+        let alphabet = Array("ab/._-zé日".unicodeScalars)
+        let paths = (0..<300).map { _ in
+            String(String.UnicodeScalarView((0..<Int.random(in: 0...40, using: &random)).map { _ in
+                alphabet.randomElement(using: &random)!
+            }))
+        }
+        let sorted = paths.sorted(by: UTF8Text.precedes)
+        #expect(sorted.map { Array($0.utf8) } == paths.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) },
+                "seed \(seed)")
+    }
+}
