@@ -102,14 +102,24 @@ public enum FileText {
     }
 
     /// `path` made absolute against `base`, with `.` and `..` components resolved textually.
+    /// On the UTF-8 bytes: splitting the text walked it by characters, 44,000 instructions a
+    /// path, a fifth of a 39-task no-op (callgrind).
     public static func absolute(_ path: String, relativeTo base: String) -> String {
         let joined = path.hasPrefix("/") ? path : base + "/" + path
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/") {
-            if part == "." { continue }
-            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
-            parts.append(part)
+        var result: [UInt8] = []
+        result.reserveCapacity(joined.utf8.count + 1)
+        // Where each component kept so far starts in `result` (at its `/`), for `..`.
+        var starts: [Int] = []
+        for part in joined.utf8.split(separator: UInt8(ascii: "/")) {
+            if part.elementsEqual(".".utf8) { continue }
+            if part.elementsEqual("..".utf8) {
+                if let start = starts.popLast() { result.removeSubrange(start...) }
+                continue
+            }
+            starts.append(result.count)
+            result.append(UInt8(ascii: "/"))
+            result.append(contentsOf: part)
         }
-        return "/" + parts.joined(separator: "/")
+        return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
     }
 }
