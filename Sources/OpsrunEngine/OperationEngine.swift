@@ -29,6 +29,8 @@ public final class OperationEngine {
     /// than recursion, so a 100,000-long chain of up-to-date tasks cannot overflow the stack.
     var newlyReady: [Int] = []
     var nextNewlyReady = 0
+    /// `newlyReady[..<announcedNewlyReady]` were told to the checker (`willDecide`).
+    var announcedNewlyReady = 0
     /// Operations the checker was told will run; they report how they ended.
     var checkedToRun: [Bool]
     var executingCount = 0
@@ -104,11 +106,17 @@ public final class OperationEngine {
     /// signal. Returns `false` when the list is empty.
     private func settleNewlyReady() -> Bool {
         guard nextNewlyReady < newlyReady.count else { return false }
+        if nextNewlyReady >= announcedNewlyReady, let upToDate {
+            // All that are ready, at once: the checker may start work for them ahead.
+            upToDate.willDecide(newlyReady[nextNewlyReady...])
+            announcedNewlyReady = newlyReady.count
+        }
         let index = newlyReady[nextNewlyReady]
         nextNewlyReady += 1
         if nextNewlyReady == newlyReady.count {
             newlyReady.removeAll(keepingCapacity: true)
             nextNewlyReady = 0
+            announcedNewlyReady = 0
         }
         if services != nil {
             // Cancelled since, by a service that exited; or a service no task needs yet.
