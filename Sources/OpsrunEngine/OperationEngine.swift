@@ -9,6 +9,8 @@ public final class OperationEngine {
     let runner: CommandRunner
     let observer: RunObserver
     let upToDate: UpToDateChecking?
+    /// The checker wants to hear of operations that became ready before they are decided.
+    private let announcesReady: Bool
     let graph: DependencyGraph
     /// Each operation's expected cost, asked for once (see `init`).
     private var costs: (() -> [UInt64])?
@@ -64,6 +66,7 @@ public final class OperationEngine {
         self.runner = runner
         self.observer = observer
         self.upToDate = upToDate
+        announcesReady = upToDate?.looksAhead ?? false
         self.costs = costs
         checkedToRun = Array(repeating: false, count: specs.count)
         graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
@@ -106,7 +109,7 @@ public final class OperationEngine {
     /// signal. Returns `false` when the list is empty.
     private func settleNewlyReady() -> Bool {
         guard nextNewlyReady < newlyReady.count else { return false }
-        if nextNewlyReady >= announcedNewlyReady, let upToDate {
+        if announcesReady, nextNewlyReady >= announcedNewlyReady, let upToDate {
             // All that are ready, at once: the checker may start work for them ahead.
             upToDate.willDecide(newlyReady[nextNewlyReady...])
             announcedNewlyReady = newlyReady.count

@@ -10,6 +10,9 @@ public protocol UpToDateChecking: AnyObject {
     /// once each, before the first of them is decided): work for them may start ahead, such as
     /// fetching from a remote cache. Each is still decided; by default nothing happens here.
     func willDecide(_ indices: ArraySlice<Int>)
+    /// Whether `willDecide` does anything, asked once when the engine is made: when not, the
+    /// engine does not call it (a run without a remote cache pays nothing for it).
+    var looksAhead: Bool { get }
     /// The operation is about to run (its first attempt, or a group about to finish).
     func willRun(_ index: Int)
     /// An operation that was announced by `willRun` ended; only a success may be recorded.
@@ -20,6 +23,7 @@ public protocol UpToDateChecking: AnyObject {
 
 extension UpToDateChecking {
     public func willDecide(_ indices: ArraySlice<Int>) {}
+    public var looksAhead: Bool { false }
 }
 
 /// What `UpToDateChecking.decide` found.

@@ -55,12 +55,15 @@ final class UpToDateGate: UpToDateChecking {
         for diagnostic in run.diagnostics { status.warning(diagnostic.description) }
     }
 
+    /// In a run with a remote cache (set `cache` before the engine is made).
+    var looksAhead: Bool { recording && cache?.fetchesAhead == true }
+
     /// With a remote cache, checks the cacheable ones now and starts fetching the entries of those
     /// that must run, so that the server is asked for many at once rather than one after the
     /// other. A ready operation's prerequisites have ended, so its check is the one `decide` would
     /// make; `decide` takes it rather than check again.
     func willDecide(_ indices: ArraySlice<Int>) {
-        guard recording, let cache, cache.fetchesAhead else { return }
+        guard looksAhead, let cache else { return }
         for index in indices where earlyChecks[index] == nil && !tasks[index].isService && cache.isCacheable(index) {
             let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
             earlyChecks[index] = check
