@@ -17,8 +17,9 @@ package final class HTTPRemoteCache: RemoteCacheClient {
     private let client: HTTPClient
     private let requestTimeout: TimeAmount
     private var isShutDown = false
-    /// Uploads in flight at once at the end of a run.
-    private static let concurrentUploads = 16
+    /// Connections to the server, and so requests in flight at once: uploads at the end of a run,
+    /// fetches ahead of restores (`RemotePrefetch`) during it.
+    package static let connections = 16
 
     /// `url`: the server's base (`http://cache:8080`, `https://host/prefix/`); `header`: one extra
     /// header sent with every request (a token), never printed.
@@ -37,7 +38,7 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         var configuration = HTTPClient.Configuration(
             timeout: .init(connect: .milliseconds(connectTimeout), read: .milliseconds(requestTimeout)))
         configuration.connectionPool = .init(
-            idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrentUploads)
+            idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
@@ -47,23 +48,42 @@ package final class HTTPRemoteCache: RemoteCacheClient {
     package func get(_ path: String) -> RemoteReply {
         do {
             let request = try HTTPClient.Request(url: base + "/" + path, method: .GET, headers: headers)
-            let response = try client.execute(request: request, deadline: .now() + requestTimeout).wait()
-            switch response.status.code {
-            case 200:
-                guard var body = response.body else { return .found([]) }
-                return .found(body.readBytes(length: body.readableBytes) ?? [])
-            case 404: return .missing
-            default: return .failed("GET \(path.prefix(3))…: HTTP \(response.status.code)")
-            }
+            return Self.reply(to: try client.execute(request: request, deadline: .now() + requestTimeout).wait(), path)
         } catch {
             return .failed(Self.describe(error))
+        }
+    }
+
+    /// Answers on the client's event-loop thread, when the response or the deadline comes.
+    package func get(_ path: String, completion: @escaping @Sendable (RemoteReply) -> Void) {
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: base + "/" + path, method: .GET, headers: headers)
+        } catch {
+            return completion(.failed(Self.describe(error)))
+        }
+        client.execute(request: request, deadline: .now() + requestTimeout).whenComplete { result in
+            switch result {
+            case .success(let response): completion(Self.reply(to: response, path))
+            case .failure(let error): completion(.failed(Self.describe(error)))
+            }
+        }
+    }
+
+    private static func reply(to response: HTTPClient.Response, _ path: String) -> RemoteReply {
+        switch response.status.code {
+        case 200:
+            guard var body = response.body else { return .found([]) }
+            return .found(body.readBytes(length: body.readableBytes) ?? [])
+        case 404: return .missing
+        default: return .failed("GET \(path.prefix(3))…: HTTP \(response.status.code)")
         }
     }
 
     package func put(_ uploads: [(path: String, bytes: [UInt8])]) -> String? {
         var next = 0
         while next < uploads.count {
-            let batch = uploads[next..<min(next + Self.concurrentUploads, uploads.count)]
+            let batch = uploads[next..<min(next + Self.connections, uploads.count)]
             next = batch.endIndex
             var futures: [EventLoopFuture<HTTPClient.Response>] = []
             for upload in batch {

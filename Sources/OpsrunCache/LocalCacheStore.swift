@@ -28,12 +28,22 @@ package final class LocalCacheStore {
         return bytes
     }
 
+    /// Whether there is an entry under `key` (read, and so marked used, by `entry` only).
+    func hasEntry(_ key: CacheKey) -> Bool {
+        access(entryPath(key), F_OK) == 0
+    }
+
     /// Whether the blob is there (its content is checked when it is read); marks it used.
     func hasBlob(_ blob: CacheEntry.Blob) -> Bool {
-        var info = stat()
-        guard stat(blobPath(blob.hash), &info) == 0, Int64(info.st_size) == blob.size else { return false }
+        guard Self.holds(blob, root: root) else { return false }
         Self.touch(blobPath(blob.hash))
         return true
+    }
+
+    /// `hasBlob` without marking it used, for any thread: only the store's `root` is read.
+    static func holds(_ blob: CacheEntry.Blob, root: String) -> Bool {
+        var info = stat()
+        return stat(root + "/cas/" + blob.hash, &info) == 0 && Int64(info.st_size) == blob.size
     }
 
     /// The blob's bytes when they are what its name says.

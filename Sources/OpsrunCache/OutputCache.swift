@@ -20,6 +20,8 @@ package final class OutputCache {
     private var uploads: [(key: CacheKey, entry: CacheEntry)] = []
     private var stored = false
     private var remoteWasMade = false
+    /// Fetches from the server ahead of restores, made with the first (a run with a server only).
+    private var prefetch: RemotePrefetch?
     /// Set after the first failure of the server: from then on it is not asked again this run.
     package private(set) var remoteProblem: String?
     /// Called once with the server's first failure (the one warning of SPEC §12).
@@ -52,7 +54,9 @@ package final class OutputCache {
     package func restore(_ key: CacheKey, into directory: String, required: [String]) -> Restored? {
         var bytes = local.entry(key)
         var fromServer = false
-        if bytes == nil, let found = fetch("ac/" + key.hex) {
+        // What a fetch ahead found of the blobs the entry names.
+        var prefetchedBlobs: [String: RemoteReply] = [:]
+        if bytes == nil, let found = remoteEntry(key, blobs: &prefetchedBlobs) {
             bytes = found
             fromServer = true
         }
@@ -62,7 +66,10 @@ package final class OutputCache {
         // Every blob first, so that a miss changes no file.
         var fetched: [String: [UInt8]] = [:]
         for blob in entry.blobs where fetched[blob.hash] == nil && !local.hasBlob(blob) {
-            guard let body = fetch("cas/" + blob.hash), CacheEntry.Blob(of: body) == blob else { return nil }
+            // A blob fetched ahead is not asked for again, even if it was missing.
+            let body: [UInt8]?
+            if let reply = prefetchedBlobs[blob.hash] { body = accept(reply) } else { body = fetch("cas/" + blob.hash) }
+            guard let body, CacheEntry.Blob(of: body) == blob else { return nil }
             // Kept locally: small ones inside the entry (below), the rest as blobs.
             if body.count > CacheEntry.inlineLimit { local.storeBlob(body, hash: blob.hash) }
             fetched[blob.hash] = body
@@ -162,6 +169,9 @@ package final class OutputCache {
     /// Uploads what the run stored (blobs first, the entry last, so a server never names a blob it
     /// lacks) and keeps the local cache within its size. Call once, when the run ends.
     package func finish() {
+        // Nothing more is fetched; the client's `shutdown` below cancels what is in flight.
+        prefetch?.stop()
+        if let problem = prefetch?.problem { report(problem) }
         if hasRemote, remoteProblem == nil, !uploads.isEmpty, let remote {
             remoteWasMade = true
             var batch: [(path: String, bytes: [UInt8])] = []
@@ -184,11 +194,50 @@ package final class OutputCache {
         if stored { CacheEviction.trimIfDue(root: local.root, limit: sizeLimit) }
     }
 
+    /// Whether restores may ask a server, so that fetching ahead (`prefetch`) is worth it.
+    package var fetchesRemotely: Bool { hasRemote }
+
+    /// Starts fetching `key`'s entry, and the blobs it names, from the server, unless the local
+    /// store has it: `restore` then takes what came or waits for it (at most a request's time
+    /// limit), rather than asking the server for one after the other.
+    package func prefetch(_ key: CacheKey) {
+        guard hasRemote, remoteProblem == nil, !local.hasEntry(key) else { return }
+        if let prefetch {
+            if let problem = prefetch.problem { return report(problem) }
+            prefetch.start(key)
+        } else if let remote {
+            remoteWasMade = true
+            let root = local.root
+            let made = RemotePrefetch(client: remote, limit: HTTPRemoteCache.connections) { blob in
+                LocalCacheStore.holds(blob, root: root)
+            }
+            prefetch = made
+            made.start(key)
+        }
+    }
+
+    /// The server's entry for `key`, as fetched ahead or asked now; `blobs`: what the fetch ahead
+    /// found of the blobs it names.
+    private func remoteEntry(_ key: CacheKey, blobs: inout [String: RemoteReply]) -> [UInt8]? {
+        guard let fetched = prefetch?.take(key) else { return fetch("ac/" + key.hex) }
+        blobs = fetched.blobs
+        return accept(fetched.entry)
+    }
+
     /// The server's body for `path`, or `nil` for a miss or a failure (reported once).
     private func fetch(_ path: String) -> [UInt8]? {
         guard hasRemote, remoteProblem == nil, let remote else { return nil }
+        if let problem = prefetch?.problem {
+            report(problem)
+            return nil
+        }
         remoteWasMade = true
-        switch remote.get(path) {
+        return accept(remote.get(path))
+    }
+
+    /// A reply's body, or `nil` for a miss or a failure (reported once).
+    private func accept(_ reply: RemoteReply) -> [UInt8]? {
+        switch reply {
         case .found(let body): return body
         case .missing: return nil
         case .failed(let problem):

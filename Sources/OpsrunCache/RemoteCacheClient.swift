@@ -3,10 +3,21 @@
 package protocol RemoteCacheClient: AnyObject {
     /// The body under `path` (`ac/<hex>`, `cas/<hex>`).
     func get(_ path: String) -> RemoteReply
+    /// Starts a `GET` of `path` and returns at once; `completion` is called exactly once, on any
+    /// thread (the client's own, for `HTTPRemoteCache`), within the request's time limit. The
+    /// default answers before returning, with `get`.
+    func get(_ path: String, completion: @escaping @Sendable (RemoteReply) -> Void)
     /// Stores `bytes` under each path; returns why it failed, if it did.
     func put(_ uploads: [(path: String, bytes: [UInt8])]) -> String?
-    /// Ends the client (its connections and threads); called once, at the end of the run.
+    /// Ends the client (its connections and threads); called once, at the end of the run. A `GET`
+    /// still in flight is cancelled: its completion has been called when this returns.
     func shutdown()
+}
+
+extension RemoteCacheClient {
+    package func get(_ path: String, completion: @escaping @Sendable (RemoteReply) -> Void) {
+        completion(get(path))
+    }
 }
 
 /// What a `GET` found.

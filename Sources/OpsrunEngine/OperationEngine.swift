@@ -9,6 +9,8 @@ public final class OperationEngine {
     let runner: CommandRunner
     let observer: RunObserver
     let upToDate: UpToDateChecking?
+    /// The checker wants to hear of operations that became ready before they are decided.
+    private let announcesReady: Bool
     let graph: DependencyGraph
     /// Each operation's expected cost, asked for once (see `init`).
     private var costs: (() -> [UInt64])?
@@ -29,6 +31,8 @@ public final class OperationEngine {
     /// than recursion, so a 100,000-long chain of up-to-date tasks cannot overflow the stack.
     var newlyReady: [Int] = []
     var nextNewlyReady = 0
+    /// `newlyReady[..<announcedNewlyReady]` were told to the checker (`willDecide`).
+    var announcedNewlyReady = 0
     /// Operations the checker was told will run; they report how they ended.
     var checkedToRun: [Bool]
     var executingCount = 0
@@ -62,6 +66,7 @@ public final class OperationEngine {
         self.runner = runner
         self.observer = observer
         self.upToDate = upToDate
+        announcesReady = upToDate?.looksAhead ?? false
         self.costs = costs
         checkedToRun = Array(repeating: false, count: specs.count)
         graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
@@ -104,11 +109,17 @@ public final class OperationEngine {
     /// signal. Returns `false` when the list is empty.
     private func settleNewlyReady() -> Bool {
         guard nextNewlyReady < newlyReady.count else { return false }
+        if announcesReady, nextNewlyReady >= announcedNewlyReady, let upToDate {
+            // All that are ready, at once: the checker may start work for them ahead.
+            upToDate.willDecide(newlyReady[nextNewlyReady...])
+            announcedNewlyReady = newlyReady.count
+        }
         let index = newlyReady[nextNewlyReady]
         nextNewlyReady += 1
         if nextNewlyReady == newlyReady.count {
             newlyReady.removeAll(keepingCapacity: true)
             nextNewlyReady = 0
+            announcedNewlyReady = 0
         }
         if services != nil {
             // Cancelled since, by a service that exited; or a service no task needs yet.

@@ -6,12 +6,24 @@ public protocol UpToDateChecking: AnyObject {
     /// Asked once per operation, when it becomes ready (so its prerequisites have ended), and
     /// again if it answered `.interrupted` and the run goes on.
     func decide(_ index: Int) -> UpToDateDecision
+    /// These operations just became ready and will be decided one by one, in this order (told
+    /// once each, before the first of them is decided): work for them may start ahead, such as
+    /// fetching from a remote cache. Each is still decided; by default nothing happens here.
+    func willDecide(_ indices: ArraySlice<Int>)
+    /// Whether `willDecide` does anything, asked once when the engine is made: when not, the
+    /// engine does not call it (a run without a remote cache pays nothing for it).
+    var looksAhead: Bool { get }
     /// The operation is about to run (its first attempt, or a group about to finish).
     func willRun(_ index: Int)
     /// An operation that was announced by `willRun` ended; only a success may be recorded.
     func didEnd(_ index: Int, succeeded: Bool)
     /// A signal interrupted the run: nothing more starts, so long work (hashing) may stop short.
     func runInterrupted()
+}
+
+extension UpToDateChecking {
+    public func willDecide(_ indices: ArraySlice<Int>) {}
+    public var looksAhead: Bool { false }
 }
 
 /// What `UpToDateChecking.decide` found.

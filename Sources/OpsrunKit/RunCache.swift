@@ -19,6 +19,8 @@ final class RunCache: RunObserver {
     private var logs: [Int: (standardOutput: [UInt8], standardError: [UInt8])] = [:]
     /// Operations whose log outgrew `logLimit` this attempt: not stored.
     private var oversize: Set<Int> = []
+    /// The keys of operations whose entries are being fetched ahead, for their restore.
+    private var prefetchedKeys: [Int: CacheKey] = [:]
     /// A log larger than this is not kept, and its task not stored.
     private static let logLimit = 64 << 20
 
@@ -55,11 +57,25 @@ final class RunCache: RunObserver {
         CacheKey(definition: check.definitionDigest, outputs: check.task.outputs)
     }
 
+    /// Whether restores are worth starting ahead, before the operations are decided: when they
+    /// may ask a server.
+    var fetchesAhead: Bool { restores && cache.fetchesRemotely }
+
+    /// Starts fetching from the server what restoring this operation needs (`check` says it must
+    /// run), so that its `restore` finds it there or in flight.
+    func fetchAhead(_ index: Int, _ check: TaskCheck) {
+        guard restores, cacheable[index] else { return }
+        let key = key(check)
+        prefetchedKeys[index] = key
+        cache.prefetch(key)
+    }
+
     /// The task's outputs restored and its log, if the cache has them.
     func restore(_ index: Int, _ check: TaskCheck) -> OutputCache.Restored? {
         guard restores, cacheable[index] else { return nil }
         let outputs = check.task.outputs.filter { GlobPattern.literalPath(of: $0) != nil }
-        return cache.restore(key(check), into: check.task.absoluteDirectory, required: outputs)
+        let key = prefetchedKeys.isEmpty ? key(check) : prefetchedKeys.removeValue(forKey: index) ?? key(check)
+        return cache.restore(key, into: check.task.absoluteDirectory, required: outputs)
     }
 
     /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a file).

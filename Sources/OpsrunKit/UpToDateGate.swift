@@ -28,6 +28,8 @@ final class UpToDateGate: UpToDateChecking {
     private let locateDepfile: (_ task: Int) -> SourceLocation?
     /// The output cache, in a run that uses it (SPEC §12).
     var cache: RunCache?
+    /// Checks made by `willDecide`, ahead of `decide`, which takes them (with a remote cache only).
+    private var earlyChecks: [Int: TaskCheck] = [:]
 
     /// `stopsOnSignal`: hashing gives way to a pending SIGINT or SIGTERM (only where the runner
     /// takes them from a signalfd, so that the engine is sure to hear of them).
@@ -53,8 +55,30 @@ final class UpToDateGate: UpToDateChecking {
         for diagnostic in run.diagnostics { status.warning(diagnostic.description) }
     }
 
+    /// In a run with a remote cache (set `cache` before the engine is made).
+    var looksAhead: Bool { recording && cache?.fetchesAhead == true }
+
+    /// With a remote cache, checks the cacheable ones now and starts fetching the entries of those
+    /// that must run, so that the server is asked for many at once rather than one after the
+    /// other. A ready operation's prerequisites have ended, so its check is the one `decide` would
+    /// make; `decide` takes it rather than check again.
+    func willDecide(_ indices: ArraySlice<Int>) {
+        guard looksAhead, let cache else { return }
+        for index in indices where earlyChecks[index] == nil && !tasks[index].isService && cache.isCacheable(index) {
+            let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+            earlyChecks[index] = check
+            if case .mustRun(let reason) = check.verdict, reason != .interrupted, check.missingSources.isEmpty {
+                cache.fetchAhead(index, check)
+            }
+        }
+    }
+
     func decide(_ index: Int) -> UpToDateDecision {
-        let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+        let check =
+            earlyChecks.isEmpty
+            ? run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+            : earlyChecks.removeValue(forKey: index)
+                ?? run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
         if tasks[index].depfile != nil { depfileInputs[index] = .some(check.depfileInputs) }
         if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {

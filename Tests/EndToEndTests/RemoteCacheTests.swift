@@ -46,6 +46,36 @@ import Testing
         #expect(info.st_mode & 0o7777 == 0o750)
     }
 
+    /// Tasks ready at once have their entries asked for together, not one round trip after
+    /// another: the server holds its first answer until it has seen every task's request.
+    @Test func theEntriesOfTasksReadyTogetherAreAskedForBeforeTheFirstIsAnswered() throws {
+        let names = ["a", "b", "c", "d"]
+        let manifest = "tasks:\n" + names.map { name in
+            """
+              \(name):
+                sources: [in.txt]
+                outputs: [out/\(name).txt]
+                run: echo \(name) >> ran.log && mkdir -p out && cp in.txt out/\(name).txt
+
+            """
+        }.joined()
+        let server = try NginxCacheServer()
+        let first = try TemporaryProject(manifest, files: ["in.txt": "one\n"])
+        #expect(try run(first, "--remote-cache", server.url, "a", "b", "c", "d").status == 0)
+        #expect(server.stored("ac").count == 4)
+
+        let gated = try GatedCacheServer(serving: server.root, holding: names.count)
+        let second = try TemporaryProject(manifest, files: ["in.txt": "one\n"])
+        let result = try run(second, "--remote-cache", gated.url, "--remote-cache-read-only", "a", "b", "c", "d")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("0 succeeded, 4 restored\n"), "\(result.stdout)")
+        #expect(ran(second) == [])
+        #expect(gated.mostHeldAtOnce == names.count)
+        for name in names {
+            #expect(try String(contentsOfFile: second.path("out/\(name).txt"), encoding: .utf8) == "one\n")
+        }
+    }
+
     @Test func readOnlyRestoresButNeverWrites() throws {
         let server = try NginxCacheServer()
         #expect(try run(try clone(), "--remote-cache", server.url, "--remote-cache-read-only").status == 0)

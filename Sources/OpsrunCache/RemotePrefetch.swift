@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Entries fetched from the server ahead of `OutputCache.restore`, several at once (SPEC §12).
+///
+/// A restore that misses locally costs two round trips (the entry, then the blobs it names), and
+/// the engine decides ready tasks one at a time: restoring 2,000 tasks waited for 4,000 round trips
+/// in a row. When tasks become ready, the run starts their fetches here: the `ac/` entry, then, from
+/// its completion on the client's thread, the blobs it names that are not local. The restore then
+/// takes what came, or waits only for what is still in flight.
+///
+/// At most `limit` requests are in flight (the client's connections); the others wait in the order
+/// they were asked for, and a request's time limit starts only when it is sent. After the server's
+/// first failure nothing more is sent: the waiting requests fail at once, so every fetch ends within
+/// one time limit. `stop()` does the same at the end of the run, and the client's `shutdown`
+/// cancels what is still in flight.
+///
+/// `@unchecked Sendable`: completions come on the client's thread; what they share with the run's
+/// thread is behind `mutex`.
+package final class RemotePrefetch: @unchecked Sendable {
+    /// What the server answered for one entry.
+    package struct Fetched: Sendable {
+        package var entry: RemoteReply
+        /// For each blob the entry names that was not local when the entry came, by SHA-256.
+        package var blobs: [String: RemoteReply] = [:]
+    }
+
+    private struct Request {
+        let path: String
+        let completion: @Sendable (RemoteReply) -> Void
+    }
+
+    private let client: RemoteCacheClient
+    private let limit: Int
+    /// Whether the local store holds a blob (asked on the client's thread).
+    private let isLocal: @Sendable (CacheEntry.Blob) -> Bool
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Signalled whenever a fetch is done.
+    private let fetchDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    // Behind `mutex`:
+    /// Keys started and not yet taken.
+    private var started: Set<String> = []
+    /// Entries whose blobs are still coming, with how many are.
+    private var partial: [String: (fetched: Fetched, blobsLeft: Int)] = [:]
+    private var done: [String: Fetched] = [:]
+    private var inFlight = 0
+    /// Requests waiting for one in flight to end, first in first out from `nextWaiting`.
+    private var waiting: [Request] = []
+    private var nextWaiting = 0
+    private var stopped = false
+    private var firstProblem: String?
+
+    /// `limit`: requests in flight at once; `isLocal`: whether a blob need not be fetched.
+    package init(client: RemoteCacheClient, limit: Int, isLocal: @escaping @Sendable (CacheEntry.Blob) -> Bool) {
+        self.client = client
+        self.limit = max(1, limit)
+        self.isLocal = isLocal
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(fetchDone, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(fetchDone)
+        pthread_mutex_destroy(mutex)
+        fetchDone.deallocate()
+        mutex.deallocate()
+    }
+
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// The server's first failure, if it failed: from then on nothing more is sent.
+    package var problem: String? { locked { firstProblem } }
+
+    /// Starts fetching `key`'s entry and then its blobs; nothing if it was started (and not yet
+    /// taken) or the prefetch is stopped.
+    package func start(_ key: CacheKey) {
+        let hex = key.hex
+        guard locked({ !stopped && started.insert(hex).inserted }) else { return }
+        send("ac/" + hex) { reply in self.entryCame(hex, reply) }
+    }
+
+    /// What the server answered for `key`, waiting for the fetch to end; `nil` when it was not started.
+    package func take(_ key: CacheKey) -> Fetched? {
+        let hex = key.hex
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard started.remove(hex) != nil else { return nil }
+        while done[hex] == nil { pthread_cond_wait(fetchDone, mutex) }
+        return done.removeValue(forKey: hex)
+    }
+
+    /// Sends nothing more: waiting requests fail at once. Call before the client is shut down.
+    package func stop() {
+        let dropped = locked { () -> ArraySlice<Request> in
+            stopped = true
+            return takeWaiting()
+        }
+        for request in dropped { request.completion(.failed(firstProblemOrStopped)) }
+    }
+
+    private var firstProblemOrStopped: String { problem ?? "stopped" }
+
+    /// The entry came: done, unless it names blobs that are not local, which are fetched next.
+    private func entryCame(_ hex: String, _ reply: RemoteReply) {
+        guard case .found(let bytes) = reply, let entry = CacheEntry(decoding: bytes) else {
+            return finish(hex, Fetched(entry: reply))
+        }
+        var hashes: Set<String> = []
+        let needed = entry.blobs.filter { hashes.insert($0.hash).inserted && !isLocal($0) }
+        guard !needed.isEmpty else { return finish(hex, Fetched(entry: reply)) }
+        locked { partial[hex] = (Fetched(entry: reply), needed.count) }
+        for blob in needed {
+            send("cas/" + blob.hash) { reply in
+                let fetched = self.locked { () -> Fetched? in
+                    guard var progress = self.partial[hex] else { return nil }
+                    progress.fetched.blobs[blob.hash] = reply
+                    progress.blobsLeft -= 1
+                    self.partial[hex] = progress.blobsLeft == 0 ? nil : progress
+                    return progress.blobsLeft == 0 ? progress.fetched : nil
+                }
+                if let fetched { self.finish(hex, fetched) }
+            }
+        }
+    }
+
+    private func finish(_ hex: String, _ fetched: Fetched) {
+        locked {
+            done[hex] = fetched
+            pthread_cond_broadcast(fetchDone)
+        }
+    }
+
+    /// Sends the `GET` now if fewer than `limit` are in flight, else when one ends; after a failure
+    /// (or `stop`) answers at once that the server failed.
+    private func send(_ path: String, then completion: @escaping @Sendable (RemoteReply) -> Void) {
+        enum Outcome { case send, queued, refused }
+        let outcome = locked { () -> Outcome in
+            if stopped { return .refused }
+            if inFlight < limit {
+                inFlight += 1
+                return .send
+            }
+            waiting.append(Request(path: path, completion: completion))
+            return .queued
+        }
+        switch outcome {
+        case .send: get(Request(path: path, completion: completion))
+        case .queued: break
+        case .refused: completion(.failed(firstProblemOrStopped))
+        }
+    }
+
+    private func get(_ request: Request) {
+        client.get(request.path) { reply in
+            self.requestEnded(reply)
+            request.completion(reply)
+        }
+    }
+
+    /// A request ended: the next waiting one takes its place, or, after the first failure, every
+    /// waiting one fails.
+    private func requestEnded(_ reply: RemoteReply) {
+        var next: Request?
+        var dropped: ArraySlice<Request> = []
+        locked {
+            if case .failed(let problem) = reply, firstProblem == nil {
+                firstProblem = problem
+                stopped = true
+            }
+            if stopped {
+                dropped = takeWaiting()
+            } else if nextWaiting < waiting.count {
+                next = waiting[nextWaiting]
+                nextWaiting += 1
+                if nextWaiting == waiting.count { _ = takeWaiting() }
+                // It takes this one's place: as many in flight as before.
+                return
+            }
+            inFlight -= 1
+        }
+        for request in dropped { request.completion(.failed(firstProblemOrStopped)) }
+        if let next { get(next) }
+    }
+
+    /// Empties the waiting list (under `mutex`), returning those not sent.
+    private func takeWaiting() -> ArraySlice<Request> {
+        let rest = waiting[nextWaiting...]
+        waiting = []
+        nextWaiting = 0
+        return rest
+    }
+}
