@@ -83,11 +83,14 @@ package final class LocalCacheStore {
         return true
     }
 
-    /// How to write `key`'s entry (a fresh temporary name, the directories made, and its place),
-    /// for `EntryWriter`; `nil` when the directories cannot be made.
-    func entryWrite(_ bytes: [UInt8], for key: CacheKey) -> EntryWriter.Write? {
-        guard let temporary = temporaryPath() else { return nil }
-        return EntryWriter.Write(bytes: bytes, temporary: temporary, destination: entryPath(key))
+    @discardableResult
+    func storeEntry(_ bytes: [UInt8], for key: CacheKey) -> Bool {
+        guard let temporary = temporaryPath(), BlobFile.write(bytes, to: temporary, mode: 0o644) else { return false }
+        guard rename(temporary, entryPath(key)) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
     }
 
     /// A fresh name in `tmp/`, the directories made the first time.

@@ -18,9 +18,6 @@ package final class OutputCache {
     private let sizeLimit: UInt64
     /// Entries to upload when the run ends, so that no task waits on the network to finish.
     private var uploads: [(key: CacheKey, entry: CacheEntry)] = []
-    /// Entries being written on the writer's thread (made with the first), and their keys.
-    private var entryWriter: (writer: EntryWriter, thread: JoinedThread<Void>)?
-    private var entriesBeingWritten: Set<CacheKey> = []
     private var stored = false
     private var remoteWasMade = false
     /// Fetches from the server ahead of restores, made with the first (a run with a server only).
@@ -43,9 +40,6 @@ package final class OutputCache {
         self.sizeLimit = sizeLimit
     }
 
-    /// A cache let go of without `finish()` still writes what it was given (and joins the thread).
-    deinit { finishWritingEntries() }
-
     /// What a restore hands back besides the files it wrote: the log to replay.
     package struct Restored: Sendable {
         package var standardOutput: [UInt8]
@@ -58,7 +52,6 @@ package final class OutputCache {
     /// nothing changed unless a file failed half way) when the cache cannot provide all of them.
     /// `required`: the outputs written without wildcards, each of which the entry must hold.
     package func restore(_ key: CacheKey, into directory: String, required: [String]) -> Restored? {
-        if entriesBeingWritten.contains(key) { finishWritingEntries() }
         var bytes = local.entry(key)
         var fromServer = false
         // What a fetch ahead found of the blobs the entry names.
@@ -102,7 +95,7 @@ package final class OutputCache {
                     entry[keyPath: stream]?.contents = body
                 }
             }
-            writeEntry(entry.encoded(inlining: true), for: key)
+            local.storeEntry(entry.encoded(inlining: true), for: key)
         }
         restoredCount += 1
         return Restored(standardOutput: standardOutput, standardError: standardError, files: entry.files.map(\.path))
@@ -166,7 +159,7 @@ package final class OutputCache {
             }
             if isOutput { entry.standardOutput = log } else { entry.standardError = log }
         }
-        guard writeEntry(entry.encoded(inlining: true), for: key) else { return false }
+        guard local.storeEntry(entry.encoded(inlining: true), for: key) else { return false }
         stored = true
         storedCount += 1
         if hasRemote, remoteWrites { uploads.append((key, entry)) }
@@ -176,7 +169,6 @@ package final class OutputCache {
     /// Uploads what the run stored (blobs first, the entry last, so a server never names a blob it
     /// lacks) and keeps the local cache within its size. Call once, when the run ends.
     package func finish() {
-        finishWritingEntries()
         // Nothing more is fetched; the client's `shutdown` below cancels what is in flight.
         prefetch?.stop()
         if let problem = prefetch?.problem { report(problem) }
@@ -200,31 +192,6 @@ package final class OutputCache {
         // Only a client that was made is shut down (reading `remote` would make one).
         if hasRemote, remoteWasMade { remote?.shutdown() }
         if stored { CacheEviction.trimIfDue(root: local.root, limit: sizeLimit) }
-    }
-
-    /// Hands `key`'s entry to the writer's thread (started with the first); `false` when its
-    /// directories cannot be made.
-    @discardableResult
-    private func writeEntry(_ bytes: [UInt8], for key: CacheKey) -> Bool {
-        guard let write = local.entryWrite(bytes, for: key) else { return false }
-        if entryWriter == nil {
-            let writer = EntryWriter()
-            entryWriter = (writer, JoinedThread { writer.run() })
-        }
-        entryWriter?.writer.submit(write)
-        entriesBeingWritten.insert(key)
-        return true
-    }
-
-    /// Waits until every entry handed to the writer is on disk and joins its thread; an entry
-    /// that could not be written is not counted as stored.
-    private func finishWritingEntries() {
-        guard let (writer, thread) = entryWriter else { return }
-        writer.close()
-        thread.join()
-        storedCount -= min(storedCount, writer.failures)
-        entryWriter = nil
-        entriesBeingWritten = []
     }
 
     /// Whether restores may ask a server, so that fetching ahead (`prefetch`) is worth it.

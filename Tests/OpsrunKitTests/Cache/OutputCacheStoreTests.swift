@@ -78,27 +78,6 @@ import Testing
             files: [("out/z", Hex.sha256(Array("before".utf8)))], standardOutput: [], standardError: []))
     }
 
-    /// Entries are written on the cache's own thread; `finish()` (or letting the cache go) waits
-    /// for every one, and a restore of an entry stored in the same run sees it.
-    @Test func everyEntryStoredIsOnDiskOnceTheCacheFinishes() throws {
-        let scratch = ScratchDirectory()
-        let keys = (0..<200).map { CacheKey(definition: .of("task \($0)"), outputs: ["out/\($0)"]) }
-        for index in keys.indices { scratch.write("a/out/\(index)", "output \(index)") }
-        for (one, letGo) in [("one", false), ("two", true)] {
-            var cache: OutputCache? = OutputCache(directory: scratch.absolute(one), sizeLimit: 1 << 30)
-            for (index, key) in keys.enumerated() {
-                #expect(cache!.store(key, directory: scratch.absolute("a"),
-                    files: [("out/\(index)", Hex.sha256(Array("output \(index)".utf8)))], standardOutput: [], standardError: []))
-            }
-            #expect(cache!.restore(keys[7], into: scratch.absolute("b-" + one), required: ["out/7"]) != nil)
-            if letGo { cache = nil } else { cache!.finish() }
-            let reader = LocalCacheStore(root: scratch.absolute(one))
-            #expect(keys.allSatisfy { reader.entry($0) != nil }, "\(one)")
-            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: scratch.absolute(one + "/tmp"))) ?? []
-            #expect(leftovers.isEmpty)
-        }
-    }
-
     @Test func evictionRemovesTheLeastRecentlyUsedFirst() throws {
         let scratch = ScratchDirectory()
         for (index, name) in ["old", "middle", "new"].enumerated() {

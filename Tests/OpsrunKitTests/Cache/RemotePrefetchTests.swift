@@ -97,7 +97,6 @@ import Testing
         let key = keys[0]
         #expect(writer.store(key, directory: scratch.absolute("a"), files: [("out/x.bin", Hex.sha256(Array("xyz".utf8)))],
             standardOutput: [], standardError: []))
-        writer.finish()
         let entry = try #require(writer.local.entry(key).flatMap { CacheEntry(decoding: $0) })
 
         let reader = OutputCache(directory: scratch.absolute("two"), sizeLimit: 1 << 30, remote: { server })
