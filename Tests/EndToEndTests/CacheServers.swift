@@ -97,17 +97,7 @@ final class BrokenServer {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(_ behaviour: Behaviour) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(listener, 64) == 0 else { throw ServerError("cannot listen on loopback") }
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try listeningOnLoopback()
         let context = Unmanaged.passRetained(Box(listener: listener, behaviour: behaviour)).toOpaque()
         var made = pthread_t()
         guard pthread_create(&made, nil, { raw in
@@ -154,6 +144,23 @@ final class BrokenServer {
 struct ServerError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A socket listening on a free loopback port, and the port.
+func listeningOnLoopback() throws -> (listener: Int32, port: UInt16) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = loopback(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
+        }
+    }
+    guard bound, listen(listener, 64) == 0 else {
+        close(listener)
+        throw ServerError("cannot listen on loopback")
+    }
+    return (listener, UInt16(bigEndian: address.sin_port))
 }
 
 private func loopback(port: UInt16) -> sockaddr_in {

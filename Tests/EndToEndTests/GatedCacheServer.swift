@@ -35,19 +35,9 @@ final class GatedCacheServer {
     }
 
     init(serving root: String, holding: Int, seconds: Double = 5) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener: Int32
+        (listener, port) = try listeningOnLoopback()
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(listener, 64) == 0 else { throw ServerError("cannot listen on loopback") }
-        port = UInt16(bigEndian: address.sin_port)
         state = Locked()
         let loop = Loop(
             listener: listener, root: root, holding: holding, deadline: Date().addingTimeInterval(seconds), state: state)
