@@ -102,24 +102,33 @@ public enum FileText {
     }
 
     /// `path` made absolute against `base`, with `.` and `..` components resolved textually.
-    /// On the UTF-8 bytes: splitting the text walked it by characters, 44,000 instructions a
-    /// path, a fifth of a 39-task no-op (callgrind).
+    /// On the UTF-8 bytes in place: splitting the text by characters cost 44,000 instructions a
+    /// path, a fifth of a 39-task no-op, and splitting its `utf8` view still 20,000 (callgrind).
     public static func absolute(_ path: String, relativeTo base: String) -> String {
-        let joined = path.hasPrefix("/") ? path : base + "/" + path
-        var result: [UInt8] = []
-        result.reserveCapacity(joined.utf8.count + 1)
-        // Where each component kept so far starts in `result` (at its `/`), for `..`.
-        var starts: [Int] = []
-        for part in joined.utf8.split(separator: UInt8(ascii: "/")) {
-            if part.elementsEqual(".".utf8) { continue }
-            if part.elementsEqual("..".utf8) {
-                if let start = starts.popLast() { result.removeSubrange(start...) }
-                continue
+        var joined = path.hasPrefix("/") ? path : base + "/" + path
+        return joined.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count + 1)
+            // Where each component kept so far starts in `result` (at its `/`), for `..`.
+            var starts: [Int] = []
+            var index = 0
+            while true {
+                while index < bytes.count, bytes[index] == slash { index += 1 }
+                let start = index
+                while index < bytes.count, bytes[index] != slash { index += 1 }
+                let length = index - start
+                if length == 0 { break }
+                if length == 1, bytes[start] == dot { continue }
+                if length == 2, bytes[start] == dot, bytes[start + 1] == dot {
+                    if let kept = starts.popLast() { result.removeSubrange(kept...) }
+                    continue
+                }
+                starts.append(result.count)
+                result.append(slash)
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             }
-            starts.append(result.count)
-            result.append(UInt8(ascii: "/"))
-            result.append(contentsOf: part)
+            return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
         }
-        return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
     }
 }
