@@ -170,10 +170,14 @@ public struct TaskVariables: Sendable {
     /// same `each` task (they share their templates).
     func expandChecked(_ text: String, parsed: inout [String: Interpolation.Template]) -> String {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
-        if parsed[text] == nil {
-            guard let template = try? Interpolation.Template(text) else { return text }
-            parsed[text] = template
+        let template: Interpolation.Template
+        if let known = parsed[text] {
+            template = known
+        } else {
+            guard let made = try? Interpolation.Template(text) else { return text }
+            template = made
+            parsed[text] = made
         }
-        return (try? parsed[text]!.expand { self[$0] }) ?? text
+        return (try? template.expand { self[$0] }) ?? text
     }
 }
