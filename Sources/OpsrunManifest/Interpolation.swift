@@ -1,3 +1,5 @@
+import OpsrunCore
+
 /// `${...}` in `env` values, `dir`, `sources` and `outputs` (SPEC §2, §10), and in any other value
 /// the manifest expands the same way (`depfile`, `each` lists): one parser, one meaning.
 ///
@@ -56,7 +58,7 @@ public enum Interpolation {
     /// Throws for a reference that is not one of the forms, or for `${NAME:?message}` with NAME
     /// unset or empty.
     public static func expand(_ template: String, lookup: (String) -> String?) throws(Problem) -> String {
-        guard template.utf8.contains(UInt8(ascii: "$")) else { return template }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: template) else { return template }
         return try Template(template).expand(lookup: lookup)
     }
 
@@ -91,7 +93,7 @@ public enum Interpolation {
 
     /// The first reference in `template` that is not one of the forms: what the loader reports.
     public static func problem(in template: String) -> Problem? {
-        guard template.utf8.contains(UInt8(ascii: "$")) else { return nil }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: template) else { return nil }
         do {
             _ = try parse(template)
             return nil

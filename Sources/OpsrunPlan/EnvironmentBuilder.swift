@@ -154,7 +154,7 @@ public struct TaskVariables: Sendable {
     /// task's `dir`, `sources`, `outputs` and `each` values are expanded. Throws for a form that
     /// is not supported and for `${NAME:?message}` with NAME unset or empty.
     public func expand(_ text: String) throws(Interpolation.Problem) -> String {
-        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: text) else { return text }
         return try Interpolation.expand(text) { self[$0] }
     }
 
@@ -162,14 +162,14 @@ public struct TaskVariables: Sendable {
     /// checks `${NAME:?}` before anything starts, `RequiredVariables`): a problem gives the value
     /// as written.
     public func expandChecked(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: text) else { return text }
         return Interpolation.expandChecked(text) { self[$0] }
     }
 
     /// `expandChecked`, keeping the parsed template in `parsed` for the next instance of the
     /// same `each` task (they share their templates).
     func expandChecked(_ text: String, parsed: inout [String: Interpolation.Template]) -> String {
-        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: text) else { return text }
         let template: Interpolation.Template
         if let known = parsed[text] {
             template = known

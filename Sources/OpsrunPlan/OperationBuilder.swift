@@ -86,7 +86,7 @@ public struct OperationBuilder {
         var parsed: [String: Interpolation.Template] = [:]
         for id in selection {
             let task = graph.tasks[id]
-            func mentionsVariable(_ text: String) -> Bool { text.utf8.contains(UInt8(ascii: "$")) }
+            func mentionsVariable(_ text: String) -> Bool { UTF8Text.contains(UInt8(ascii: "$"), in: text) }
             let ownDefinition = !task.environment.isEmpty || sharedDefinition == nil
             // Made only when needed: for a task with `env`, a copy of the whole environment. Made
             // up front, not on first use from a closure: a variable a closure captures and sets is
@@ -130,7 +130,7 @@ public struct OperationBuilder {
     /// as written (no `$` in them: no array made, for a plan of 100,000 tasks).
     public func shownCommands(of id: Int) -> [String]? {
         let task = graph.tasks[id]
-        guard task.commands.contains(where: { $0.value.utf8.contains(UInt8(ascii: "$")) }) else { return nil }
+        guard task.commands.contains(where: { UTF8Text.contains(UInt8(ascii: "$"), in: $0.value) }) else { return nil }
         var templates = TemplateVariables()
         let values = templates.variables(of: task, environment)
         let own = Set(task.environment.map(\.name) + (task.instance?.values.map(\.name) ?? []))

@@ -1,3 +1,5 @@
+import OpsrunCore
+
 import OpsrunManifest
 /// A command as `-n` and `-v` show it (issue 15): `$NAME` and `${NAME}` replaced by the values
 /// opsrun knows, as `make -n` prints `cc -O2 -c src/a.c`, while the shell still runs the command
@@ -13,7 +15,7 @@ import OpsrunManifest
 public enum ShownCommand {
     /// `command` with the variables `known` has a value for substituted.
     public static func substitute(_ command: String, known: (String) -> String?) -> String {
-        guard command.utf8.contains(UInt8(ascii: "$")) else { return command }
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: command) else { return command }
         let bytes = Array(command.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

@@ -51,11 +51,23 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
     /// as `GlobPattern(text).literalPath` would give, without parsing a pattern: a no-op run asks
     /// this of every source and output. `nil` when the text has `*`, `?`, `[` or `\`.
     package static func literalPath(of text: String) -> String? {
+        // On the bytes in place: walking the `utf8` view cost about 470 instructions a path, and a
+        // 10,000-task no-op asks 40,000 times (callgrind).
+        let scanned = text.utf8.withContiguousStorageIfAvailable { bytes in scanLiteral(bytes) }
+        guard let needsNormalizing = scanned ?? scanLiteral(Array(text.utf8)) else { return nil }
+        if !needsNormalizing { return text }
+        let names = text.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return (text.hasPrefix("/") ? "/" : "") + names.joined(separator: "/")
+    }
+
+    /// Whether a path's bytes need normalizing (`a//b`, `./a`, a trailing `/`), or `nil` when they
+    /// hold a wildcard or an escape.
+    private static func scanLiteral<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool? {
         var needsNormalizing = false
         var atSegmentStart = true
         var segmentIsDot = false
         var isFirst = true
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "\\"): return nil
             case UInt8(ascii: "/"):
@@ -70,10 +82,7 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
             isFirst = false
         }
         // A trailing `/` or `/.`, the text `.`, or an empty text.
-        if atSegmentStart || segmentIsDot { needsNormalizing = true }
-        if !needsNormalizing { return text }
-        let names = text.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
-        return (text.hasPrefix("/") ? "/" : "") + names.joined(separator: "/")
+        return needsNormalizing || atSegmentStart || segmentIsDot
     }
 
     /// Whether the pattern has any wildcard; without one it names exactly one path.

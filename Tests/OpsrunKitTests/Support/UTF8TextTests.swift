@@ -46,3 +46,14 @@ import Testing
                 "seed \(seed)")
     }
 }
+
+@Suite struct ByteSearchTests {
+    @Test func aByteIsFoundInShortLongAndEmptyText() {
+        #expect(UTF8Text.contains(UInt8(ascii: "$"), in: "build/${SRC%.c}.o"))
+        #expect(!UTF8Text.contains(UInt8(ascii: "$"), in: "src/a.c"))
+        #expect(!UTF8Text.contains(UInt8(ascii: "$"), in: ""))
+        let long = String(repeating: "café/", count: 40)
+        #expect(!UTF8Text.contains(UInt8(ascii: "$"), in: long))
+        #expect(UTF8Text.contains(UInt8(ascii: "$"), in: long + "$"))
+    }
+}
