@@ -125,23 +125,6 @@ import Testing
 }
 
 extension TemporaryProject {
-    /// Waits (at most a second) until the kernel's coarse clock, which stamps file times, has
-    /// passed the newest file's here: a compile started after this sees every file as older than
-    /// itself (one written in the same clock tick would count as changed while it ran).
-    func waitUntilFileTimesArePast() {
-        func coarseNow() -> Int64 {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME_COARSE, &now)
-            return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        }
-        var newest: Int64 = 0
-        let files = FileManager.default.enumerator(atPath: url.path)
-        while let relative = files?.nextObject() as? String {
-            var raw = stat()
-            guard stat(path(relative), &raw) == 0 else { continue }
-            newest = max(newest, Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec))
-        }
-        let deadline = coarseNow() + 1_000_000_000
-        while coarseNow() <= newest, coarseNow() < deadline { sched_yield() }
-    }
+    /// `waitUntilFileTimesArePast(in:)` for this project.
+    func waitUntilFileTimesArePast() { EndToEndTests.waitUntilFileTimesArePast(in: url.path) }
 }

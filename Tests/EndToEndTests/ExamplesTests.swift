@@ -10,6 +10,8 @@ import Testing
         for leftover in ["build", ".opsrun"] {
             try? FileManager.default.removeItem(at: copy.appendingPathComponent(leftover))
         }
+        // As a checkout is: older than the first run, so no file counts as changed while it ran.
+        waitUntilFileTimesArePast(in: copy.path)
         return copy
     }
 

@@ -61,3 +61,24 @@ final class Gate {
         rmdir(directory)
     }
 }
+
+/// Waits (at most a second) until the kernel's coarse clock, which stamps file times, has passed
+/// the newest file's under `directory`: a compile started after this sees every file as older
+/// than itself (one written in the same clock tick would count as changed while it ran, and its
+/// task would run again next time, as opsrun rightly does for a file it cannot trust).
+func waitUntilFileTimesArePast(in directory: String) {
+    func coarseNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+    var newest: Int64 = 0
+    let files = FileManager.default.enumerator(atPath: directory)
+    while let relative = files?.nextObject() as? String {
+        var raw = stat()
+        guard stat(directory + "/" + relative, &raw) == 0 else { continue }
+        newest = max(newest, Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec))
+    }
+    let deadline = coarseNow() + 1_000_000_000
+    while coarseNow() <= newest, coarseNow() < deadline { sched_yield() }
+}
