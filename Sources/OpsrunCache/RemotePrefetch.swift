@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import OpsrunCore
 
 /// Entries fetched from the server ahead of `OutputCache.restore`, several at once (SPEC §12).
 ///
@@ -17,7 +15,7 @@ import Glibc
 /// cancels what is still in flight.
 ///
 /// `@unchecked Sendable`: completions come on the client's thread; what they share with the run's
-/// thread is behind `mutex`.
+/// thread is behind `monitor`, which also wakes a `take` waiting for its fetch.
 package final class RemotePrefetch: @unchecked Sendable {
     /// What the server answered for one entry.
     package struct Fetched: Sendable {
@@ -35,11 +33,10 @@ package final class RemotePrefetch: @unchecked Sendable {
     private let limit: Int
     /// Whether the local store holds a blob (asked on the client's thread).
     private let isLocal: @Sendable (CacheEntry.Blob) -> Bool
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// Signalled whenever a fetch is done.
-    private let fetchDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Broadcasts whenever a fetch is done.
+    private let monitor = Monitor()
 
-    // Behind `mutex`:
+    // Behind `monitor`:
     /// Keys started and not yet taken.
     private var started: Set<String> = []
     /// Entries whose blobs are still coming, with how many are.
@@ -57,22 +54,9 @@ package final class RemotePrefetch: @unchecked Sendable {
         self.client = client
         self.limit = max(1, limit)
         self.isLocal = isLocal
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(fetchDone, nil)
     }
 
-    deinit {
-        pthread_cond_destroy(fetchDone)
-        pthread_mutex_destroy(mutex)
-        fetchDone.deallocate()
-        mutex.deallocate()
-    }
-
-    private func locked<Result>(_ body: () -> Result) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
+    private func locked<Result>(_ body: () -> Result) -> Result { monitor.withLock(body) }
 
     /// The server's first failure, if it failed: from then on nothing more is sent.
     package var problem: String? { locked { firstProblem } }
@@ -88,11 +72,11 @@ package final class RemotePrefetch: @unchecked Sendable {
     /// What the server answered for `key`, waiting for the fetch to end; `nil` when it was not started.
     package func take(_ key: CacheKey) -> Fetched? {
         let hex = key.hex
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard started.remove(hex) != nil else { return nil }
-        while done[hex] == nil { pthread_cond_wait(fetchDone, mutex) }
-        return done.removeValue(forKey: hex)
+        return locked {
+            guard started.remove(hex) != nil else { return nil }
+            while done[hex] == nil { monitor.wait() }
+            return done.removeValue(forKey: hex)
+        }
     }
 
     /// Sends nothing more: waiting requests fail at once. Call before the client is shut down.
@@ -132,7 +116,7 @@ package final class RemotePrefetch: @unchecked Sendable {
     private func finish(_ hex: String, _ fetched: Fetched) {
         locked {
             done[hex] = fetched
-            pthread_cond_broadcast(fetchDone)
+            monitor.broadcast()
         }
     }
 
@@ -188,7 +172,7 @@ package final class RemotePrefetch: @unchecked Sendable {
         if let next { get(next) }
     }
 
-    /// Empties the waiting list (under `mutex`), returning those not sent.
+    /// Empties the waiting list (under `monitor`), returning those not sent.
     private func takeWaiting() -> ArraySlice<Request> {
         let rest = waiting[nextWaiting...]
         waiting = []

@@ -1,5 +1,6 @@
 import CProcessShims
 import Glibc
+import OpsrunCore
 
 /// A long-lived thread, at one lowered priority, that performs the spawns of one quality of service.
 ///
@@ -10,14 +11,13 @@ import Glibc
 /// thread stays at normal priority; it could not lower itself for a spawn and rise again, because
 /// an unprivileged thread may raise its nice value but never lower it.
 ///
-/// A spawn is handed over synchronously (mutex and condition variable) and only for these tasks;
+/// A spawn is handed over synchronously (a `Monitor`) and only for these tasks;
 /// the default path spawns on the run loop's thread with no lock at all.
 final class PrioritySpawnerThread: @unchecked Sendable {
     private let niceness: Int32
     private let idleInputOutput: Bool
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    // Guarded by `mutex`.
+    private let monitor = Monitor()
+    // Guarded by `monitor`.
     private var work: (() -> Void)?
     private var workDone = false
     private var stopping = false
@@ -26,10 +26,6 @@ final class PrioritySpawnerThread: @unchecked Sendable {
     init(niceness: Int32, idleInputOutput: Bool) {
         self.niceness = niceness
         self.idleInputOutput = idleInputOutput
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
         let context = Unmanaged.passRetained(self).toOpaque()
         let status = pthread_create(&thread, nil, { context in
             Unmanaged<PrioritySpawnerThread>.fromOpaque(context!).takeRetainedValue().main()
@@ -38,52 +34,43 @@ final class PrioritySpawnerThread: @unchecked Sendable {
         precondition(status == 0, "pthread_create failed: \(status)")
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
     /// Runs `body` on this thread and returns when it has run.
     func run(_ body: () -> Void) {
         withoutActuallyEscaping(body) { body in
-            pthread_mutex_lock(mutex)
-            work = body
-            workDone = false
-            pthread_cond_broadcast(condition)
-            while !workDone {
-                pthread_cond_wait(condition, mutex)
+            monitor.withLock {
+                work = body
+                workDone = false
+                monitor.broadcast()
+                while !workDone { monitor.wait() }
             }
-            pthread_mutex_unlock(mutex)
         }
     }
 
     /// Ends the thread and waits for it.
     func stop() {
-        pthread_mutex_lock(mutex)
-        stopping = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        monitor.withLock {
+            stopping = true
+            monitor.broadcast()
+        }
         pthread_join(thread, nil)
     }
 
     private func main() {
         lowerOwnPriority()
-        pthread_mutex_lock(mutex)
-        while true {
-            if let body = work {
-                body()
-                work = nil
-                workDone = true
-                pthread_cond_broadcast(condition)
-            } else if stopping {
-                break
-            } else {
-                pthread_cond_wait(condition, mutex)
+        monitor.withLock {
+            while true {
+                if let body = work {
+                    body()
+                    work = nil
+                    workDone = true
+                    monitor.broadcast()
+                } else if stopping {
+                    return
+                } else {
+                    monitor.wait()
+                }
             }
         }
-        pthread_mutex_unlock(mutex)
     }
 
     private func lowerOwnPriority() {
