@@ -18,7 +18,8 @@ package final class LocalCacheStore {
     }
 
     func entryPath(_ key: CacheKey) -> String { root + "/ac/" + key.hex }
-    func blobPath(_ hash: String) -> String { root + "/cas/" + hash }
+    func blobPath(_ hash: String) -> String { Self.blobPath(hash, root: root) }
+    static func blobPath(_ hash: String, root: String) -> String { root + "/cas/" + hash }
 
     /// The entry's bytes, or `nil` when there is none.
     package func entry(_ key: CacheKey) -> [UInt8]? {
@@ -43,7 +44,7 @@ package final class LocalCacheStore {
     /// `hasBlob` without marking it used, for any thread: only the store's `root` is read.
     static func holds(_ blob: CacheEntry.Blob, root: String) -> Bool {
         var info = stat()
-        return stat(root + "/cas/" + blob.hash, &info) == 0 && Int64(info.st_size) == blob.size
+        return stat(blobPath(blob.hash, root: root), &info) == 0 && Int64(info.st_size) == blob.size
     }
 
     /// The blob's bytes when they are what its name says.

@@ -74,11 +74,8 @@ final class UpToDateGate: UpToDateChecking {
     }
 
     func decide(_ index: Int) -> UpToDateDecision {
-        let check =
-            earlyChecks.isEmpty
-            ? run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
-            : earlyChecks.removeValue(forKey: index)
-                ?? run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
+        let check = earlyChecks.removeValue(forKey: index)
+            ?? run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
         if tasks[index].depfile != nil { depfileInputs[index] = .some(check.depfileInputs) }
         if case .mustRun(.interrupted) = check.verdict { return .interrupted }
         if !check.missingSources.isEmpty, let missing = missingSources.error(forTask: index, missing: check.missingSources) {
