@@ -71,8 +71,8 @@ package struct CacheEntry: Equatable, Sendable {
 
     /// The blobs the entry needs from a content-addressed store (those it does not hold itself).
     package var blobs: [Blob] {
-        files.filter { $0.contents == nil }.map(\.blob)
-            + [standardOutput, standardError].compactMap { $0 }.filter { $0.contents == nil }.map(\.blob)
+        files.filter { $0.contents == nil }.map { $0.blob }
+            + [standardOutput, standardError].compactMap { $0 }.filter { $0.contents == nil }.map { $0.blob }
     }
 
     /// Every blob it names, inlined or not, with the bytes it holds of them.

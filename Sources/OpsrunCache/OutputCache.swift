@@ -61,7 +61,7 @@ package final class OutputCache {
             fromServer = true
         }
         guard let bytes, var entry = CacheEntry(decoding: bytes) else { return nil }
-        let paths = Set(entry.files.map(\.path))
+        let paths = Set(entry.files.map { $0.path })
         guard required.allSatisfy(paths.contains), paths.count == entry.files.count else { return nil }
         // Every blob first, so that a miss changes no file.
         var fetched: [String: [UInt8]] = [:]
@@ -98,7 +98,7 @@ package final class OutputCache {
             local.storeEntry(entry.encoded(inlining: true), for: key)
         }
         restoredCount += 1
-        return Restored(standardOutput: standardOutput, standardError: standardError, files: entry.files.map(\.path))
+        return Restored(standardOutput: standardOutput, standardError: standardError, files: entry.files.map { $0.path })
     }
 
     /// Writes one output beside its place and renames it there, so a reader never sees a part.

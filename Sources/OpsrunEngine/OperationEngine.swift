@@ -69,7 +69,7 @@ public final class OperationEngine {
         announcesReady = upToDate?.looksAhead ?? false
         self.costs = costs
         checkedToRun = Array(repeating: false, count: specs.count)
-        graph = DependencyGraph(prerequisites: specs.map(\.prerequisites))
+        graph = DependencyGraph(prerequisites: specs.map { $0.prerequisites })
         states = Array(repeating: .pending, count: specs.count)
         unmetPrerequisites = graph.prerequisiteCount
         attempts = Array(repeating: 0, count: specs.count)

@@ -57,7 +57,7 @@ struct ServiceTracker {
         }
         self.servicesOf = servicesOf
         self.users = users
-        remainingUsers = users.mapValues(\.count)
+        remainingUsers = users.mapValues { $0.count }
     }
 
     var hasLive: Bool { !live.isEmpty }

@@ -89,6 +89,6 @@ private struct StronglyConnected {
                 }
             }
         }
-        cyclic = found.sorted { $0.first < $1.first }.map(\.members)
+        cyclic = found.sorted { $0.first < $1.first }.map { $0.members }
     }
 }

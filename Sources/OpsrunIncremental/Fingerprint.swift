@@ -82,14 +82,14 @@ public struct TaskDefinitionInput: Hashable, Sendable {
     public var canonical: TaskDefinitionInput {
         var result = self
         // Most inputs are already canonical (one source, names in order): check before rebuilding.
-        if !Self.isStrictlyAscending(environment.lazy.map(\.name)) {
+        if !Self.isStrictlyAscending(environment.lazy.map { $0.name }) {
             var byName: [String: String] = [:]
             for variable in environment { byName[variable.name] = variable.value }
             result.environment = byName.keys.sorted(by: Self.bytewise).map { EnvironmentVariable($0, byName[$0]!) }
         }
         result.sources = Self.sortedFiles(sources)
-        if prerequisiteOutputs.contains(where: { !Self.isStrictlyAscending($0.outputs.lazy.map(\.path)) })
-            || !Self.isStrictlyAscending(prerequisiteOutputs.lazy.map(\.task)) {
+        if prerequisiteOutputs.contains(where: { !Self.isStrictlyAscending($0.outputs.lazy.map { $0.path }) })
+            || !Self.isStrictlyAscending(prerequisiteOutputs.lazy.map { $0.task }) {
             result.prerequisiteOutputs = prerequisiteOutputs
                 .map { PrerequisiteOutputs(task: $0.task, outputs: Self.sortedFiles($0.outputs)) }
                 .sorted { Self.bytewise($0.task, $1.task) }
@@ -105,7 +105,7 @@ public struct TaskDefinitionInput: Hashable, Sendable {
 
     /// Sorted by path, the first of each path kept.
     static func sortedFiles(_ files: [FileDigest]) -> [FileDigest] {
-        if isStrictlyAscending(files.lazy.map(\.path)) { return files }
+        if isStrictlyAscending(files.lazy.map { $0.path }) { return files }
         var seen: Set<String> = []
         return files.sorted { bytewise($0.path, $1.path) }.filter { seen.insert($0.path).inserted }
     }

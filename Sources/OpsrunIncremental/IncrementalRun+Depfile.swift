@@ -80,7 +80,7 @@ extension IncrementalRun {
         // Prerequisites' outputs by absolute path, hashed when they ended: made only if needed.
         var written: [String: ContentDigest]?
         var files = check.declaredSources
-        let declared = Set(check.declaredSources.lazy.map(\.path))
+        let declared = Set(check.declaredSources.lazy.map { $0.path })
         for path in inputs where !declared.contains(path) {
             if let digest = before[path] {
                 files.append(FileDigest(path: path, digest: digest))

@@ -39,7 +39,7 @@ public enum Driver {
                 status.result(try usageErrors { () throws(Diagnostic) in
                     try ListPrinter.render(
                         project.graph, instanceCounts: counts,
-                        defaults: Set(project.manifest.defaultTasks.map(\.value)), namespaces: project.manifest.namespaces,
+                        defaults: Set(project.manifest.defaultTasks.map { $0.value }), namespaces: project.manifest.namespaces,
                         format: invocation.format)
                 })
                 return .success
@@ -48,7 +48,7 @@ public enum Driver {
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
                     : project.graph
                 // A namespace with a `default` is a name too: `opsrun web` runs web's default.
-                let namespaces = project.manifest.namespaces.filter { !$0.defaultTasks.isEmpty }.map(\.name)
+                let namespaces = project.manifest.namespaces.filter { !$0.defaultTasks.isEmpty }.map { $0.name }
                 status.result((graph.names + namespaces).map { $0 + "\n" }.joined())
                 return .success
             case .initialize:

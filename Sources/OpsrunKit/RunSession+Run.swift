@@ -33,7 +33,7 @@ extension RunSession {
             host: host)
         // A kept service the manifest no longer defines so is stopped before anything starts.
         if let watchRunner, watchRunner.hasKeptServices {
-            watchRunner.stopKeptServices(keeping: specs.filter(\.isService).map(\.job))
+            watchRunner.stopKeptServices(keeping: specs.filter { $0.isService }.map { $0.job })
         }
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
@@ -115,7 +115,7 @@ extension RunSession {
         guard let incremental else { return nil }
         let (tasks, selection) = (instances.graph.tasks, selection)
         return UpToDateGate(
-            run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map(\.prerequisites),
+            run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map { $0.prerequisites },
             recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,
             locateSource: { task, source in tasks[selection[task]].sources[source].location },
             locateDepfile: { task in tasks[selection[task]].depfile?.location })

@@ -103,7 +103,7 @@ final class WatchLoop {
     /// starts the next one; the inputs its depfiles list, once more after it.
     private func runOnce(_ project: Project, preloaded: StatePreload?, watcher: FileWatcher) -> (ExitCode?, WatchedSources) {
         // The root manifest and every file its `includes` read or looked for.
-        let manifests = [project.source.path] + project.manifest.includedFiles.map(\.path)
+        let manifests = [project.source.path] + project.manifest.includedFiles.map { $0.path }
         var watched = WatchedSources()
         for manifest in manifests { watched.addManifest(manifest) }
         do {

@@ -15,7 +15,7 @@ public struct EachSpec: Equatable, Sendable {
     }
 
     /// The variables' names, in order.
-    public var names: [String] { variables.map(\.name) }
+    public var names: [String] { variables.map { $0.name } }
 }
 
 /// One key of `each`: a variable and where its values come from.

@@ -70,7 +70,7 @@ struct IncludeLoader {
         let context = Context(
             display: file, directory: directory, relativeDirectory: nil, prefix: "", environment: [],
             chain: [Link(realPath: rootPath, display: file, via: nil)])
-        let namespaces = root.includes.map(\.namespace)
+        let namespaces = root.includes.map { $0.namespace }
         for id in loader.result.tasks.indices {
             loader.noteOutsideNames(of: loader.result.tasks[id], id: id, prefix: "", namespaces: namespaces)
         }
@@ -174,7 +174,7 @@ struct IncludeLoader {
 
     /// `include cycle: A -> B -> A` with the place of each `includes` entry.
     private mutating func reportCycle(_ links: ArraySlice<Link>, closedBy entry: IncludeEntry, in file: String) {
-        let path = links.map(\.display) + [links.first!.display]
+        let path = links.map { $0.display } + [links.first!.display]
         var notes: [String] = []
         var previous = links.first!.display
         for link in links.dropFirst() {
@@ -189,7 +189,7 @@ struct IncludeLoader {
     /// Appends an included file's tasks, queues, `dotenv` files and namespace, renamed.
     private mutating func merge(_ file: ManifestFile, as entry: IncludeEntry, into context: Context) {
         let prefix = context.prefix
-        let namespaces = file.includes.map(\.namespace)
+        let namespaces = file.includes.map { $0.namespace }
         let base = context.relativeDirectory
         for queue in file.manifest.queues {
             var renamed = queue
@@ -255,7 +255,7 @@ struct IncludeLoader {
                 "include '\(namespace.name)' has the name of task '\(namespace.name)' (\(result.tasks[index[namespace.name]!].location)); `opsrun \(namespace.name)` must mean one of them: rename one",
                 at: namespace.location))
         }
-        let queues = Set(result.queues.map(\.name))
+        let queues = Set(result.queues.map { $0.name })
         for name in pending {
             let full = Self.fullName(name.written.value, prefix: name.prefix)
             if unreadable.contains(where: { full.hasPrefix($0) }) { continue }
@@ -270,7 +270,7 @@ struct IncludeLoader {
                     result.rootReferences.append(RootReference(task: name.owner, reference: name.written))
                 } else {
                     diagnostics.append(.error(
-                        "unknown task '\(name.written.value)' in deps of '\(name.owner)'\(suggestion(for: name, among: result.tasks.map(\.name)))",
+                        "unknown task '\(name.written.value)' in deps of '\(name.owner)'\(suggestion(for: name, among: result.tasks.map { $0.name }))",
                         at: name.written.location))
                 }
             case .queue(let task):
@@ -278,13 +278,13 @@ struct IncludeLoader {
                     result.tasks[task].queue?.value = full
                 } else {
                     diagnostics.append(.error(
-                        "unknown queue '\(name.written.value)' in task '\(name.owner)'\(suggestion(for: name, among: result.queues.map(\.name)))",
+                        "unknown queue '\(name.written.value)' in task '\(name.owner)'\(suggestion(for: name, among: result.queues.map { $0.name }))",
                         at: name.written.location))
                 }
             case .defaultTask:
                 if index[full] == nil, !result.namespaces.contains(where: { $0.name == full }) {
                     diagnostics.append(.error(
-                        "unknown task '\(name.written.value)' in 'default'\(suggestion(for: name, among: result.tasks.map(\.name)))",
+                        "unknown task '\(name.written.value)' in 'default'\(suggestion(for: name, among: result.tasks.map { $0.name }))",
                         at: name.written.location))
                 }
             }

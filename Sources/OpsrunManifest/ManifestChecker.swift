@@ -83,7 +83,7 @@ struct ManifestChecker {
     /// Empty or only whitespace; decided by the first byte when it is visible ASCII.
     static func isBlank(_ text: String) -> Bool {
         if let first = text.utf8.first, first > 0x20 && first < 0x7F { return false }
-        return text.allSatisfy(\.isWhitespace)
+        return text.allSatisfy { $0.isWhitespace }
     }
 
     /// Standard wording for a list of names or paths under `whole`, e.g. "'sources' of task 'build'".
@@ -141,6 +141,6 @@ struct ManifestChecker {
             case (_, nil): return false
             case (let x?, let y?): return x == y ? a.offset < b.offset : x < y
             }
-        }.map(\.element)
+        }.map { $0.element }
     }
 }

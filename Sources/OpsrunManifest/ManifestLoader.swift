@@ -82,7 +82,7 @@ public enum ManifestLoader {
         if let queues = value("queues") {
             manifest.queues = readQueues(queues, names: &queueNames, into: &checker)
         }
-        let namespaces = includes.map(\.namespace)
+        let namespaces = includes.map { $0.namespace }
         let taskNames = readTasks(
             byKey["tasks"], root: root, queueNames: queueNames, includeNamespaces: namespaces, into: &manifest, &checker)
         if let defaults = value("default") {

@@ -130,7 +130,7 @@ public enum ManifestLocator {
             default: parts.append(part)
             }
         }
-        return "/" + parts.joined(separator: "/")
+        return "/" + UTF8Text.joined(parts.map(String.init), separator: "/")
     }
 
     /// The directory above a normalized absolute path; `nil` for `/`.

@@ -35,7 +35,7 @@ extension TaskSpecReader {
             keys.service = Located(text == "true", at: node.location)
         case .ready:
             guard let text = checker.scalar(node, what, must: "a command") else { return }
-            if text.allSatisfy(\.isWhitespace) {
+            if text.allSatisfy({ $0.isWhitespace }) {
                 checker.error("\(what) is empty", at: node.location)
                 return
             }

@@ -133,7 +133,7 @@ struct TaskSpecReader {
             // A block scalar (`|`, `>`) ends with a newline; only a line break inside is a second line.
             var line = Substring(text)
             while line.last?.isNewline == true { line.removeLast() }
-            if line.contains(where: \.isNewline) {
+            if line.contains(where: { $0.isNewline }) {
                 checker.error("\(what) must be one line", at: node.location)
             }
             spec.description = String(line)
@@ -185,7 +185,7 @@ struct TaskSpecReader {
             preconditionFailure("read by readServiceKey")
         case .dir, .depfile:
             guard let text = checker.scalar(node, what, must: "a path") else { return }
-            if text.allSatisfy(\.isWhitespace) {
+            if text.allSatisfy({ $0.isWhitespace }) {
                 checker.error("\(what) is empty", at: node.location)
             } else {
                 checker.checkExpansions(text, at: node.location, in: what)
@@ -237,14 +237,14 @@ struct TaskSpecReader {
             if let priority = QueuePriority(name: text) {
                 spec.priority = priority
             } else {
-                unknown("priority", text, in: name, allowed: QueuePriority.allCases.map(\.name), at: node, &checker)
+                unknown("priority", text, in: name, allowed: QueuePriority.allCases.map { $0.name }, at: node, &checker)
             }
         case .qos:
             guard let text = checker.scalar(node, what, must: "a quality of service") else { return }
             if let qos = QualityOfService(rawValue: text) {
                 spec.qualityOfService = qos
             } else {
-                unknown("qos", text, in: name, allowed: QualityOfService.allCases.map(\.rawValue), at: node, &checker)
+                unknown("qos", text, in: name, allowed: QualityOfService.allCases.map { $0.rawValue }, at: node, &checker)
             }
         case .timeout:
             guard let text = checker.scalar(node, what, must: "a duration") else { return }

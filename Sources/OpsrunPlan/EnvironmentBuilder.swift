@@ -34,11 +34,11 @@ public struct EnvironmentBuilder: Sendable {
         sharedProblems = problems
         self.overrides = overrides
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
-        definedNames = Set(dotenv.map(\.name) + manifestEnvironment.map(\.name) + overrides.map(\.name))
+        definedNames = Set(dotenv.map { $0.name } + manifestEnvironment.map { $0.name } + overrides.map { $0.name })
     }
 
     /// The names set by `NAME=VALUE` arguments.
-    public var overrideNames: [String] { overrides.map(\.name) }
+    public var overrideNames: [String] { overrides.map { $0.name } }
 
     /// The complete environment of `taskName`'s commands (`entries` as `NAME=VALUE`), with the
     /// shared block shared rather than copied when the task adds no `env`. An instance of an `each`

@@ -44,7 +44,7 @@ public struct OperationBuilder {
         for (i, id) in selection.enumerated() {
             let task = graph.tasks[id]
             var job = CommandJob(
-                id: i, taskName: task.name, commands: task.commands.map(\.value),
+                id: i, taskName: task.name, commands: task.commands.map { $0.value },
                 workingDirectory: workingDirectory(of: task, &templates),
                 environment: task.isGroup || !buildsEnvironments
                     ? []
@@ -55,7 +55,7 @@ public struct OperationBuilder {
             if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
                 job.outputs = incremental[i].outputs
             }
-            if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map(\.value) }
+            if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map { $0.value } }
             if let service = task.service {
                 job.service = ServiceReadiness(
                     probe: service.ready?.value, timeoutMilliseconds: service.readyTimeoutMilliseconds)
@@ -66,7 +66,7 @@ public struct OperationBuilder {
                 job: job, retries: task.retries, allowFailure: task.allowFailure,
                 interactive: task.interactive))
         }
-        return (specs, manifest.queues.map(\.maxConcurrent))
+        return (specs, manifest.queues.map { $0.maxConcurrent })
     }
 
     /// What the up-to-date bookkeeping needs of each selected task, in the same order as
@@ -75,7 +75,7 @@ public struct OperationBuilder {
     public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
         // Only what the manifest and the command line set defines a task: a changed PATH in the
         // user's shell must not make everything run again.
-        let sharedNames = Set(manifest.environment.map(\.name)).union(environment.overrideNames)
+        let sharedNames = Set(manifest.environment.map { $0.name }).union(environment.overrideNames)
         // A task without `env` of its own sees the shared values (OPSRUN_TASK aside): one array
         // for them all, built once, which also lets fingerprints reuse its digest.
         let sharedDefinition = sharedNames.contains("OPSRUN_TASK")
@@ -106,14 +106,14 @@ public struct OperationBuilder {
                 definition = task.instance.map { Self.adding($0, to: sharedDefinition) } ?? sharedDefinition
             } else {
                 let values = variables!
-                var names = sharedNames.union(task.environment.map(\.name))
-                if let instance = task.instance { names.formUnion(instance.values.map(\.name)) }
+                var names = sharedNames.union(task.environment.map { $0.name })
+                if let instance = task.instance { names.formUnion(instance.values.map { $0.name }) }
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
             // An included manifest's task works in its own directory (SPEC §10).
             let directory = task.workingDirectory(expandedDir: task.directory.map { expand($0.value) })
             var spec = IncrementalTaskSpec(
-                name: task.name, commands: task.commands.map(\.value), arguments: arguments[id] ?? [],
+                name: task.name, commands: task.commands.map { $0.value }, arguments: arguments[id] ?? [],
                 environment: definition,
                 directory: directory ?? ".",
                 absoluteDirectory: directory.map { FileText.absolute($0, relativeTo: manifest.directory) } ?? manifest.directory,
@@ -133,7 +133,7 @@ public struct OperationBuilder {
         guard task.commands.contains(where: { UTF8Text.contains(UInt8(ascii: "$"), in: $0.value) }) else { return nil }
         var templates = TemplateVariables()
         let values = templates.variables(of: task, environment)
-        let own = Set(task.environment.map(\.name) + (task.instance?.values.map(\.name) ?? []))
+        let own = Set(task.environment.map { $0.name } + (task.instance?.values.map { $0.name } ?? []))
         let defined = environment.definedNames
         return task.commands.map { command in
             ShownCommand.substitute(command.value) { name in
@@ -195,7 +195,7 @@ struct TemplateVariables {
     /// `${...}` holds them (`${SRC%.c}`): a false alarm only costs a copy per instance.
     static func isShared(_ task: TaskSpec) -> Bool {
         guard let instance = task.instance else { return true }
-        let names = instance.values.map(\.name) + ["OPSRUN_TASK"]
+        let names = instance.values.map { $0.name } + ["OPSRUN_TASK"]
         return !task.environment.contains { entry in
             names.contains { entry.name == $0 || entry.value.contains($0) }
         }

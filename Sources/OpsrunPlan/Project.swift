@@ -107,10 +107,10 @@ public struct Project: Sendable {
     /// The ids of the tasks a run starts from: those named, or the manifest's `default`.
     /// Throws a usage diagnostic for an unknown name, with the nearest task as a suggestion.
     public func roots(named targets: [String]) throws(ProjectError) -> [Int] {
-        let names = targets.isEmpty ? manifest.defaultTasks.map(\.value) : targets
+        let names = targets.isEmpty ? manifest.defaultTasks.map { $0.value } : targets
         if names.isEmpty { throw Self.noTaskNamed(in: source.displayName, among: graph.names) }
         return try Self.ids(of: names, in: graph.index, namespaces: manifest.namespaces) { name in
-            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names + manifest.namespaces.map(\.name)))"
+            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names + manifest.namespaces.map { $0.name }))"
         }
     }
 

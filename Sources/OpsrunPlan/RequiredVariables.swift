@@ -73,7 +73,7 @@ public enum RequiredVariables {
                     }
                 }
             }
-            if let missing = missingRequirement(of: task, named: name, values: values, dotenvFiles: manifest.dotenvFiles.map(\.value)) {
+            if let missing = missingRequirement(of: task, named: name, values: values, dotenvFiles: manifest.dotenvFiles.map { $0.value }) {
                 report(missing)
             }
         }
@@ -105,7 +105,7 @@ public enum RequiredVariables {
         let one = missing.count == 1
         let state = unset == missing.count ? "not set" : unset == 0 ? "empty" : "not set or empty"
         let dotenv = dotenvFiles.isEmpty ? "a dotenv file" : "a dotenv file (\(dotenvFiles.joined(separator: ", ")))"
-        let names = missing.map(\.value).joined(separator: ", ")
+        let names = missing.map { $0.value }.joined(separator: ", ")
         return .error(
             "task '\(name)' requires \(names), which \(one ? "is" : "are") \(state); set \(one ? "it" : "them") in the "
                 + "environment, \(dotenv), env:, or as \(one ? "a NAME=VALUE argument" : "NAME=VALUE arguments") (\(first.value)=...)",

@@ -42,7 +42,7 @@ public struct TaskInstances: Sendable {
     public init(project: Project, environment: EnvironmentBuilder) throws(ProjectError) {
         let declared = project.graph
         declaredNames = declared.names
-        defaultTasks = project.manifest.defaultTasks.map(\.value)
+        defaultTasks = project.manifest.defaultTasks.map { $0.value }
         manifestName = project.source.displayName
         namespaces = project.manifest.namespaces
         guard declared.tasks.contains(where: { $0.each != nil }) else {

@@ -24,6 +24,6 @@ enum ProcessGroup {
     /// a group is done. This scan is only made when a terminated command's leader has exited and the
     /// group still answers `kill`.
     static func runningMembers(of processGroup: pid_t) -> [pid_t] {
-        ProcessTable.processes { $0.processGroup == processGroup && !$0.isZombie }.map(\.pid)
+        ProcessTable.processes { $0.processGroup == processGroup && !$0.isZombie }.map { $0.pid }
     }
 }

@@ -46,7 +46,7 @@ extension GlobPattern {
         let parent = slash.map { String(path[..<$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let listed = FileSystem.entries(of: FileSystem.join(directory, parent.isEmpty ? "." : parent)) ?? []
-        guard let near = Suggestion.nearest(to: name, in: listed.map(\.name)) else { return nil }
+        guard let near = Suggestion.nearest(to: name, in: listed.map { $0.name }) else { return nil }
         return slash == nil ? near : parent + "/" + near
     }
 }

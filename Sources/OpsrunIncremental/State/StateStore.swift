@@ -140,7 +140,7 @@ public final class StateStore {
     var projectDirectory: String { keys.project }
 
     /// Every task's entry, decoded: for tests and tools, not for a run (which asks task by task).
-    func allEntries() -> [String: TaskEntry] { allTasks().mapValues(\.entry) }
+    func allEntries() -> [String: TaskEntry] { allTasks().mapValues { $0.entry } }
 
     /// Every stat cache entry by absolute path, decoded: for tests and tools.
     func allStatEntries() -> [String: StatCacheEntry] {
@@ -251,7 +251,7 @@ public final class StateStore {
     ) throws(Diagnostic) {
         let directoryKey = directory.map(keys.directoryKey(of:)) ?? ""
         try append(
-            statEntries.filter(\.entry.isTrusted).map { .stat(key: keys.key(of: $0.path), entry: $0.entry) }
+            statEntries.filter { $0.entry.isTrusted }.map { .stat(key: keys.key(of: $0.path), entry: $0.entry) }
                 + [.succeeded(task: task, directory: directoryKey, record: record)],
             durable: false)
     }

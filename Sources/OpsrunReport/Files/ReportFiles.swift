@@ -57,7 +57,7 @@ public final class ReportFiles {
             case .failure(let reason):
                 problem = "\(kind.rawValue) \(given): cannot write it: \(reason.description)"
             case .success(.standardOutput):
-                if let other = pending.first(where: \.toStandardOutput) {
+                if let other = pending.first(where: { $0.toStandardOutput }) {
                     problem = "\(other.kind.rawValue) and \(kind.rawValue) both name standard output (-); only one report can go there"
                 } else {
                     pending.append(Pending(kind: kind, path: "-", descriptor: -1))

@@ -125,7 +125,7 @@ public enum PlanPrinter {
                     let task = graph.tasks[id]
                     var fields: [(String, OrderedJSON)] = [
                         ("name", .string(graph.names[id])),
-                        ("commands", .strings(task.commands.map(\.value))),
+                        ("commands", .strings(task.commands.map { $0.value })),
                     ]
                     if let taskArguments = arguments[id] { fields.append(("arguments", .strings(taskArguments))) }
                     fields += [
@@ -141,7 +141,7 @@ public enum PlanPrinter {
                             ("stopped_after_wave", plan.serviceStops[id].map { .int($0 + 1) } ?? .null),
                         ])))
                     }
-                    if !task.cleanup.isEmpty { fields.append(("cleanup", .strings(task.cleanup.map(\.value)))) }
+                    if !task.cleanup.isEmpty { fields.append(("cleanup", .strings(task.cleanup.map { $0.value }))) }
                     if let depfile = depfiles[id] {
                         fields.append(("depfile", .object([
                             ("path", .string(depfile.path)), ("inputs", depfile.inputs.map(OrderedJSON.strings) ?? .null),

@@ -1,3 +1,4 @@
+import OpsrunCore
 import OpsrunEngine
 /// The end of a run (SPEC §4): the counts, then what went wrong, task by task.
 ///
@@ -56,7 +57,7 @@ public enum SummaryPrinter {
         if stopped > 0 { parts.append("\(stopped) service\(stopped == 1 ? "" : "s") stopped") }
         if keptRunning > 0 { parts.append("\(keptRunning) service\(keptRunning == 1 ? "" : "s") kept running") }
         if counts.restored > 0 { parts.append("\(counts.restored) restored") }
-        return parts.joined(separator: ", ") + "\n"
+        return UTF8Text.joined(parts, separator: ", ") + "\n"
     }
 }
 

@@ -49,7 +49,7 @@ struct CompletionOption {
         .init(short: "v", long: "verbose", value: .none, description: "Echo each command before it runs"),
         .init(short: "w", long: "watch", value: .none, description: "Run again when sources change"),
         .init(long: "init", value: .none, description: "Write a starter Tasksfile.yaml"),
-        .init(long: "completions", value: .choices(CompletionShell.allCases.map(\.rawValue)), description: "Print a completion script"),
+        .init(long: "completions", value: .choices(CompletionShell.allCases.map { $0.rawValue }), description: "Print a completion script"),
         .init(long: "no-cache", value: .none, description: "Neither restore from nor store in the output cache"),
         .init(long: "cache-dir", value: .directory, description: "The local output cache"),
         .init(long: "cache-size", value: .free, description: "Bound the local cache (default 5G)"),

@@ -12,7 +12,7 @@ enum CompletionScript {
 
     /// Options whose value the next word is, by kind of value, as `case` patterns (`-f|--file`).
     private static func pattern(_ options: [CompletionOption], _ keep: (CompletionOption.Value) -> Bool) -> String {
-        options.filter { keep($0.value) }.flatMap(\.spellings).joined(separator: "|")
+        options.filter { keep($0.value) }.flatMap { $0.spellings }.joined(separator: "|")
     }
 
     static func bash(_ options: [CompletionOption]) -> String {
@@ -46,7 +46,7 @@ enum CompletionScript {
                     if [[ $word == -- ]]; then compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return; fi
                 done
                 if [[ $cur == -* ]]; then
-                    COMPREPLY=($(compgen -W '\(options.flatMap(\.spellings).joined(separator: " "))' -- "$cur"))
+                    COMPREPLY=($(compgen -W '\(options.flatMap { $0.spellings }.joined(separator: " "))' -- "$cur"))
                     return
                 fi
                 # The manifest the line names: -f/-C given so far, in either form (-f x, -fx).

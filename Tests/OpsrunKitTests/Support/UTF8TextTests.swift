@@ -6,6 +6,17 @@ import Testing
     @Test func aLeadingByteOrderMarkIsDropped() {
         #expect(UTF8Text.text([0xEF, 0xBB, 0xBF, 0x61]) == "a")
         #expect(UTF8Text.text([0x61, 0xEF, 0xBB, 0xBF]) == "a\u{FEFF}")
+        #expect(UTF8Text.text([0xEF, 0xBB]) == nil)
+        #expect(UTF8Text.text([0xEF, 0xBB, 0xBF]) == "")
+    }
+
+    @Test func joinedPutsTheSeparatorBetweenPartsOnly() {
+        let samples: [[String]] = [[], [""], ["a"], ["a", "b"], ["", ""], ["x", "", "yz", "café"]]
+        for parts in samples {
+            for separator in ["", "/", ", "] {
+                #expect(UTF8Text.joined(parts, separator: separator) == parts.joined(separator: separator))
+            }
+        }
     }
 
     @Test func theFirstInvalidByteIsPlacedByLineAndCharacterColumn() {
