@@ -78,17 +78,20 @@ public struct CommandJob: Sendable {
     }
 }
 
-/// A job's environment: usually the block every task shares plus the job's own `OPSRUN_TASK`,
-/// kept apart so that making 10,000 jobs (most of which a no-op run never starts) does not copy the
-/// shared block 10,000 times.
+/// A job's environment: usually the block every task shares plus the job's own entries (an `each`
+/// instance's variables) and `OPSRUN_TASK`, kept apart so that making 10,000 jobs (most of which a
+/// no-op run never starts) does not copy the shared block 10,000 times.
 public struct JobEnvironment: Sendable, ExpressibleByArrayLiteral {
     /// `NAME=VALUE` entries, shared between jobs.
     public var shared: [String]
-    /// When set, `OPSRUN_TASK=<taskName>` follows the shared entries.
+    /// `NAME=VALUE` entries of this job alone, after the shared ones (none of the same names).
+    public var own: [String]
+    /// When set, `OPSRUN_TASK=<taskName>` comes last.
     public var taskName: String?
 
-    public init(shared: [String], taskName: String? = nil) {
+    public init(shared: [String], own: [String] = [], taskName: String? = nil) {
         self.shared = shared
+        self.own = own
         self.taskName = taskName
     }
 
@@ -99,8 +102,8 @@ public struct JobEnvironment: Sendable, ExpressibleByArrayLiteral {
 
     /// The complete environment, as `NAME=VALUE`.
     public var entries: [String] {
-        guard let taskName else { return shared }
-        return shared + [Self.taskEntry(taskName)]
+        guard taskName != nil || !own.isEmpty else { return shared }
+        return shared + own + (taskName.map { [Self.taskEntry($0)] } ?? [])
     }
 
     package static func taskEntry(_ taskName: String) -> String { "OPSRUN_TASK=" + taskName }

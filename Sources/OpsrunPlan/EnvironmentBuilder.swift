@@ -53,8 +53,9 @@ public struct EnvironmentBuilder: Sendable {
             let inherited = instance.values.contains { shared[$0.name] != nil }
                 ? sharedBlock.filter { entry in !instance.values.contains { Self.entry(entry, sets: $0.name) } }
                 : sharedBlock
+            // The instance's own entries kept apart: not a copy of the shared block per instance.
             let own = instance.values.map { $0.name + "=" + $0.value }
-            return JobEnvironment(shared: inherited + own, taskName: taskName)
+            return JobEnvironment(shared: inherited, own: own, taskName: taskName)
         }
         var values = variables(forTask: taskName, taskEnvironment: taskEnvironment, instance: instance)
         values["OPSRUN_TASK"] = taskName

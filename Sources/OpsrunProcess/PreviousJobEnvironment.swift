@@ -19,7 +19,7 @@ struct PreviousJobEnvironment {
     /// How `environment` differs from the previous one; a `.task` difference counts as made.
     mutating func difference(to environment: JobEnvironment) -> Difference {
         guard let taskName = environment.taskName, let previousTask = self.taskName, let shared,
-            JobEnvironment.sameStorage(environment.shared, shared)
+            environment.own.isEmpty, JobEnvironment.sameStorage(environment.shared, shared)
         else { return .other }
         if taskName == previousTask { return .none }
         self.taskName = taskName
@@ -27,6 +27,7 @@ struct PreviousJobEnvironment {
     }
 
     mutating func remember(_ environment: JobEnvironment) {
+        guard environment.own.isEmpty else { return forget() }
         shared = environment.shared
         taskName = environment.taskName
     }

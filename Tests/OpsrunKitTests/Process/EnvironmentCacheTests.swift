@@ -37,6 +37,10 @@ import Testing
             (JobEnvironment(shared: shared, taskName: "a"), "/tmp"),
             (JobEnvironment(shared: shared, taskName: "b"), "/tmp"),
             (JobEnvironment(shared: shared, taskName: "b"), "/tmp"),
+            // An `each` instance's own entries follow the shared ones; the next job drops them.
+            (JobEnvironment(shared: shared, own: ["SRC=x.c"], taskName: "b[x.c]"), "/tmp"),
+            (JobEnvironment(shared: shared, own: ["SRC=y.c"], taskName: "b[y.c]"), "/tmp"),
+            (JobEnvironment(shared: shared, taskName: "b"), "/tmp"),
             (JobEnvironment(shared: other, taskName: "c"), "/tmp"),
             (JobEnvironment(shared: shared, taskName: "d"), "/"),
             (JobEnvironment(shared + ["OPSRUN_TASK=e"]), "/"),
@@ -45,6 +49,7 @@ import Testing
         ]
         let block = EnvironmentBlock()
         let cache = DirectEnvironmentCache()
+        #expect(jobs[3].environment.entries == shared + ["SRC=x.c", "OPSRUN_TASK=b[x.c]"])
         for (environment, directory) in jobs {
             #expect(strings(block.pointer(for: environment)) == environment.entries)
             cache.update(environment: environment, workingDirectory: directory)
