@@ -422,7 +422,11 @@ def main(argv):
     if not a.opsrun:
         sys.exit("name the opsrun binary: --opsrun PATH or OPSRUN=PATH (run-projects.sh builds one)")
     os.makedirs(WORK, exist_ok=True)
-    paths = {t: tool_path(t, a.opsrun) for t in TOOLS}
+    # Run a copy, as installed: see bench.py's installed_copy.
+    os.makedirs(os.path.join(WORK, "bin"), exist_ok=True)
+    installed = os.path.join(WORK, "bin", "opsrun")
+    shutil.copy2(a.opsrun, installed)
+    paths = {t: tool_path(t, installed) for t in TOOLS}
     for t, path in paths.items():
         if not path:
             print(f"!! {t} is left out: not found")
