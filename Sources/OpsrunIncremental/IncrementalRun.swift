@@ -72,11 +72,13 @@ public final class IncrementalRun {
     /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
     /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
     /// until the first `willRun`.
-    /// `store`, when given, is the state already opened from `stateDirectory`; otherwise it is
-    /// opened here, and with `creatingState` (a run, not a plan) created and locked at once.
+    /// `store`, when given, hands over the state already opening from `stateDirectory` (or `nil`);
+    /// it is asked once the prefetch has started, so that the two go on side by side. Otherwise
+    /// the state is opened here, and with `creatingState` (a run, not a plan) created and locked
+    /// at once.
     package init(
         stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec],
-        recordNames: StateRecordNames = .bare, store opened: StateStore? = nil, creatingState: Bool = false
+        recordNames: StateRecordNames = .bare, store opened: (() -> StateStore?)? = nil, creatingState: Bool = false
     ) {
         self.force = force
         self.recordNames = recordNames
@@ -111,7 +113,7 @@ public final class IncrementalRun {
         isChecked = Array(repeating: false, count: tasks.count)
         wasUpToDate = Array(repeating: false, count: tasks.count)
         exports.reserveCapacity(tasks.count)
-        store = opened ?? StateStore(directory: stateDirectory, creating: creatingState)
+        store = opened?() ?? StateStore(directory: stateDirectory, creating: creatingState)
         hasher = FileHasher(persisted: store)
         keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
             && baseDirectory?.utf8.last != UInt8(ascii: "/")

@@ -174,20 +174,23 @@ public struct RunSession {
         preloaded: StatePreload?, runs: Bool
     ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
-        // A state opened ahead of need and not wanted is let go untouched: a run that uses no state
-        // writes none.
-        var store = preloaded?.take()
-        if let other = store, other.directory != directory {
-            other.close(compacting: false)
-            store = nil
-        }
         let tasks = graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty || tasks[$0].depfile != nil })
         else {
-            store?.close(compacting: false)
+            // A state opened ahead of need and not wanted is let go untouched: a run that uses no
+            // state writes none.
+            preloaded?.take()?.close(compacting: false)
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)
+        // Taken only once the specs are made and the stat prefetch has started: the state goes on
+        // opening meanwhile (c300's no-op: 4.7 -> 4.3 ms).
+        func store() -> StateStore? {
+            guard let store = preloaded?.take() else { return nil }
+            if store.directory == directory { return store }
+            store.close(compacting: false)
+            return nil
+        }
         // Given the tasks, it stats their files while it reads the state (unless it is read already).
         let run = IncrementalRun(
             stateDirectory: directory, force: force, prefetching: specs,
