@@ -76,8 +76,14 @@ public enum FileText {
 
     /// Whether `path` names an existing regular file.
     public static func isFile(_ path: String) -> Bool {
+        fileSize(path) != nil
+    }
+
+    /// The size of the regular file at `path` (symbolic links followed); `nil` for anything else.
+    public static func fileSize(_ path: String) -> Int? {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
     }
 
     /// Whether `path` names an existing directory.

@@ -8,7 +8,7 @@ import Testing
 @Suite struct StatePreloadTests {
     @Test func aPreloadedStateHoldsWhatOpeningItPlainlyGives() throws {
         let scratch = ScratchDirectory()
-        #expect(StatePreload(manifestDirectory: scratch.path) == nil, "no state file: nothing to open ahead")
+        #expect(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0) == nil, "no state file: nothing to open ahead")
         let specs = IncrementalRunTests.compileTasks(3, in: scratch)
         let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"), force: false, prefetching: specs)
         for (index, spec) in specs.enumerated() {
@@ -19,7 +19,8 @@ import Testing
         }
         #expect(run.finish() == nil)
 
-        let preload = try #require(StatePreload(manifestDirectory: scratch.path))
+        #expect(StatePreload(manifestDirectory: scratch.path) == nil, "a small state opens when needed")
+        let preload = try #require(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0))
         let preloaded = try #require(preload.take())
         let entries = preloaded.allEntries()
         _ = preloaded.close(compacting: false)
