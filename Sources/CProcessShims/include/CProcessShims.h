@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -139,26 +138,6 @@ static inline int cps_epoll_wait(int epoll, uint64_t *tokens, int capacity, int 
     int count = epoll_wait(epoll, events, capacity, timeoutMilliseconds);
     for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
     return count;
-}
-
-/// An inotify instance that never blocks; -1 (errno) when none can be made.
-static inline int cps_inotify_open(void) {
-    return inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-}
-
-/// Watches a directory for entries created, moved in or changed (a chmod), and for the directory
-/// itself going away; -1 (errno) when it cannot be watched (it does not exist, say).
-static inline int cps_inotify_watch_directory(int fd, const char *directory) {
-    return inotify_add_watch(
-        fd, directory, IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
-}
-
-/// 1 when anything was reported since the last call (an overflow included), else 0; empties the queue.
-static inline int cps_inotify_drain(int fd) {
-    char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-    int any = 0;
-    while (read(fd, events, sizeof events) > 0) any = 1;
-    return any;
 }
 
 /// Up to 8 queued signals in one read: their numbers in `signals`, and how many (0 when none is
