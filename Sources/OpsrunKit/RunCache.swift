@@ -74,7 +74,7 @@ final class RunCache: RunObserver {
     func restore(_ index: Int, _ check: TaskCheck) -> OutputCache.Restored? {
         guard restores, cacheable[index] else { return nil }
         let outputs = check.task.outputs.filter { GlobPattern.literalPath(of: $0) != nil }
-        let key = prefetchedKeys.isEmpty ? key(check) : prefetchedKeys.removeValue(forKey: index) ?? key(check)
+        let key = prefetchedKeys.removeValue(forKey: index) ?? key(check)
         return cache.restore(key, into: check.task.absoluteDirectory, required: outputs)
     }
 

@@ -115,22 +115,7 @@ public enum ManifestLocator {
 
     /// An absolute path without `.`, `..`, empty components or a trailing `/` (lexically, as a shell's `cd` does).
     static func normalize(_ path: String) -> String {
-        var base = path
-        if !base.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if getcwd(&buffer, buffer.count) != nil {
-                base = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + base
-            }
-        }
-        var parts: [Substring] = []
-        for part in base.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": _ = parts.popLast()
-            default: parts.append(part)
-            }
-        }
-        return "/" + UTF8Text.joined(parts.map(String.init), separator: "/")
+        FileText.absolute(path, relativeTo: path.hasPrefix("/") ? "/" : FileText.currentDirectory())
     }
 
     /// The directory above a normalized absolute path; `nil` for `/`.

@@ -171,14 +171,7 @@ public struct TaskVariables: Sendable {
     /// same `each` task (they share their templates).
     func expandChecked(_ text: String, parsed: inout [String: Interpolation.Template]) -> String {
         guard UTF8Text.contains(UInt8(ascii: "$"), in: text) else { return text }
-        let template: Interpolation.Template
-        if let known = parsed[text] {
-            template = known
-        } else {
-            guard let made = try? Interpolation.Template(text) else { return text }
-            template = made
-            parsed[text] = made
-        }
-        return (try? template.expand { self[$0] }) ?? text
+        if parsed[text] == nil { parsed[text] = try? Interpolation.Template(text) }
+        return (try? parsed[text]?.expand { self[$0] }) ?? text
     }
 }
