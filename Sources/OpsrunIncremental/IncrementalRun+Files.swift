@@ -14,7 +14,6 @@ import Darwin
 extension IncrementalRun {
     /// Where `path` (relative to the task's directory, or absolute) is: its absolute path (the stat
     /// cache's key), and the path to open relative to `directory`.
-    /// (The prefetch in `init` makes the same choice.)
     func location(of path: String, in task: IncrementalTaskSpec) -> (absolute: String, opening: String, directory: Int32) {
         let absolute = FileSystem.join(task.absoluteDirectory, path)
         if let baseDirectory, task.absoluteDirectory == baseDirectory, path.utf8.first != UInt8(ascii: "/") {
@@ -32,40 +31,27 @@ extension IncrementalRun {
         return path
     }
 
-    /// The digest of `path` (relative to the task's directory, or absolute).
+    /// The digest of `path` (relative to the task's directory, or absolute), from the stat the
+    /// state prefetched when there is one.
     func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
-        var known: PrefetchedStatuses?
-        return digest(of: path, in: task, known: &known)
-    }
-
-    /// The same, with the stat taken from the front of `known` when there is one.
-    func digest(of path: String, in task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ContentDigest? {
-        if let status = known?.popFirst() {
-            // The stat is known: the absolute path is only needed if the stat cache has no match.
-            if let key = projectKey(of: path, in: task) {
-                return hasher.digest(
-                    ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
-                    opening: path, in: baseDescriptor, status: status)
-            }
-            let place = location(of: path, in: task)
-            return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
+        if let key = projectKey(of: path, in: task) {
+            // The absolute path is only needed if the stat cache has no match.
+            let status = store.prefetchedStatus(projectKey: key) ?? FileSystem.status(path, in: baseDescriptor)
+            return hasher.digest(
+                ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
+                opening: path, in: baseDescriptor, status: status)
         }
         let place = location(of: path, in: task)
-        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory)
+        let status = store.prefetchedStatus(at: place.absolute) ?? FileSystem.status(place.opening, in: place.directory)
+        return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
     }
 
     func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
-        var known: PrefetchedStatuses?
-        return outputStates(of: task, known: &known)
-    }
-
-    /// `known`: prefetched stats of the literal outputs (then sources) not consumed yet, or `nil`.
-    func outputStates(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> [OutputState] {
         var states: [OutputState] = []
         states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
             if let path = GlobPattern.literalPath(of: text) {
-                states.append(OutputState(path: text, digest: digest(of: path, in: task, known: &known)))
+                states.append(OutputState(path: text, digest: digest(of: path, in: task)))
                 continue
             }
             let pattern = GlobPattern(text)
@@ -77,7 +63,7 @@ extension IncrementalRun {
     }
 
     /// The sources' files with their digests, and the patterns without wildcards that name nothing.
-    func sources(of task: IncrementalTaskSpec, known: inout PrefetchedStatuses?) -> ([FileDigest], [String]) {
+    func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
         var files: [FileDigest] = []
         var missing: [String] = []
         var directories: [String] = []
@@ -85,7 +71,7 @@ extension IncrementalRun {
             // A path without wildcards is one stat (and no read while the stat cache holds), not a
             // pattern to expand: the common case, and the whole of a no-op run's work per source.
             if let path = GlobPattern.literalPath(of: text) {
-                switch digest(of: path, in: task, known: &known) {
+                switch digest(of: path, in: task) {
                 case nil: missing.append(text)
                 case .directory?: directories.append(path)
                 case let digest?: files.append(FileDigest(path: path, digest: digest))

@@ -50,8 +50,6 @@ public final class IncrementalRun {
     /// The state names files relative to `baseDirectory` (always, unless the state directory is
     /// not `<base>/.opsrun`): then a relative path in it is its own key.
     let keysAreRelativeToBase: Bool
-    /// Stats taken before any command started; dropped at the first `willRun`.
-    private var prefetch: StatPrefetch?
     /// How this manifest's tasks are named in the state, apart from its directory's other manifests'.
     private let recordNames: StateRecordNames
     /// Digests of depfiles' files looked at so far (by path relative to `baseDirectory`, else
@@ -66,18 +64,17 @@ public final class IncrementalRun {
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`;
     /// `recordNames` say which manifest of the directory the tasks are from.
     public convenience init(stateDirectory: String, force: Bool = false, recordNames: StateRecordNames = .bare) {
-        self.init(stateDirectory: stateDirectory, force: force, prefetching: [], recordNames: recordNames)
+        self.init(stateDirectory: stateDirectory, force: force, tasks: [], recordNames: recordNames)
     }
 
-    /// The same, and stats the literal outputs and sources of `tasks` in parallel while the state is
-    /// read (see `StatPrefetch`); `check(_:index:)` with a task's index in `tasks` then uses them,
-    /// until the first `willRun`.
-    /// `store`, when given, hands over the state already opening from `stateDirectory` (or `nil`);
-    /// it is asked once the prefetch has started, so that the two go on side by side. Otherwise
-    /// the state is opened here, and with `creatingState` (a run, not a plan) created and locked
-    /// at once.
+    /// The same for `tasks`: `check(_:index:)` with a task's index in `tasks` keeps its
+    /// bookkeeping by index (`tasks` may be empty).
+    /// `store`, when given, hands over the state already opening from `stateDirectory` (or `nil`),
+    /// perhaps prefetching stats (`StateStore.prefetchStats`); it is asked once the base directory
+    /// is open. Otherwise the state is opened here, and with `creatingState` (a run, not a plan)
+    /// created and locked at once.
     package init(
-        stateDirectory: String, force: Bool, prefetching tasks: [IncrementalTaskSpec],
+        stateDirectory: String, force: Bool, tasks: [IncrementalTaskSpec],
         recordNames: StateRecordNames = .bare, store opened: (() -> StateStore?)? = nil, creatingState: Bool = false
     ) {
         self.force = force
@@ -92,23 +89,6 @@ public final class IncrementalRun {
             baseDirectory = nil
             baseDescriptor = AT_FDCWD
         }
-        // With -B every task runs: the first `willRun` would drop the stats at once.
-        let fileCount = tasks.reduce(0) { $0 + $1.outputs.count + $1.sources.count }
-        if !force && fileCount >= StatPrefetch.minimumFileCount {
-            let (base, descriptor) = (baseDirectory, baseDescriptor)
-            prefetch = StatPrefetch(taskCount: tasks.count) { index in
-                let task = tasks[index]
-                return (task.outputs + task.sources).compactMap { text in
-                    GlobPattern.literalPath(of: text).map { path in
-                        // Only what to open: the absolute path is made at check time.
-                        if let base, task.absoluteDirectory == base, path.utf8.first != UInt8(ascii: "/") {
-                            return (path, descriptor)
-                        }
-                        return (FileSystem.join(task.absoluteDirectory, path), AT_FDCWD)
-                    }
-                }
-            }
-        }
         self.tasks = tasks
         isChecked = Array(repeating: false, count: tasks.count)
         wasUpToDate = Array(repeating: false, count: tasks.count)
@@ -120,18 +100,15 @@ public final class IncrementalRun {
     }
 
     deinit {
-        // Its workers may still be statting relative to the descriptor: joined first.
-        prefetch?.finish()
         FileSystem.closeDirectory(baseDescriptor)
     }
 
-    /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); nothing
-    /// is prefetched from then on. Called at the first `willRun`, at `finish()`, and by an owner
-    /// that keeps this run until the process exits without finishing it (a usage error found
+    /// Stops the state's stat prefetch and joins its threads (each ends with the chunk it holds);
+    /// nothing is prefetched from then on. Called at the first `willRun`, at `finish()`, and by an
+    /// owner that keeps this run until the process exits without finishing it (a usage error found
     /// after it was opened).
     public func stopPrefetch() {
-        prefetch?.finish()
-        prefetch = nil
+        store.stopPrefetching()
     }
 
     /// Warnings from opening the state (a foreign or damaged file, another opsrun): print them once.
@@ -143,21 +120,19 @@ public final class IncrementalRun {
         check(task, index: nil)
     }
 
-    /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:prefetching:)`.
+    /// `check(_:)` for `task`, the `index`th of the tasks given to `init(stateDirectory:force:tasks:)`.
     /// `prerequisiteIndices`: the task's prerequisites as indices in those tasks, when the caller
     /// has them: a group then learns how they ended without a lookup by name (a no-op run's
     /// top group may have 10,000).
     package func check(_ task: IncrementalTaskSpec, index: Int?, prerequisiteIndices: [Int]? = nil) -> TaskCheck {
         if let index { isChecked[index] = true } else { checkedSpecs[task.name] = task }
-        // Consumed in the order the prefetch took them: literal outputs, then literal sources.
-        var known = index.flatMap { prefetch?.statuses(ofTask: $0) }
-        let outputs = outputStates(of: task, known: &known)
+        let outputs = outputStates(of: task)
         var input = TaskDefinitionInput(
             commands: task.commands, arguments: task.arguments, environment: task.environment, directory: task.directory)
         var missing: [String] = []
         var prerequisites: [String] = []
         if !task.sources.isEmpty {
-            (input.sources, missing) = sources(of: task, known: &known)
+            (input.sources, missing) = sources(of: task)
         }
         let declaredSources = input.sources
         let entry = store.entry(for: recordNames.key(of: task.name))

@@ -27,7 +27,7 @@ public enum Driver {
                 explicitFile: invocation.manifestFile, workingDirectory: start, shownAs: invocation.directory)
             // A run or a plan reads the state too: open it meanwhile, on another thread.
             let state = invocation.action == .run || invocation.action == .dryRun
-                ? StatePreload(manifestDirectory: source.directory) : nil
+                ? StatePreload(manifestDirectory: source.directory, prefetchingStats: !invocation.force) : nil
             let project = try Project.load(from: source, writingCacheOn: background)
             defer { kept?.keep(project) }
             switch invocation.action {

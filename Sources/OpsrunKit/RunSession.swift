@@ -183,17 +183,16 @@ public struct RunSession {
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)
-        // Taken when needed, once the specs are made and the stat prefetch has started: the state
-        // goes on opening meanwhile rather than holding up the specs.
+        // Taken when needed, once the specs are made: the state goes on opening (and statting the
+        // files it knows) meanwhile rather than holding up the specs.
         func store() -> StateStore? {
             guard let store = preloaded?.take() else { return nil }
             if store.directory == directory { return store }
             store.close(compacting: false)
             return nil
         }
-        // Given the tasks, it stats their files while it reads the state (unless it is read already).
         let run = IncrementalRun(
-            stateDirectory: directory, force: force, prefetching: specs,
+            stateDirectory: directory, force: force, tasks: specs,
             recordNames: StateRecordNames(manifestPath: project.source.path), store: store,
             creatingState: runs)
         return (run, specs)

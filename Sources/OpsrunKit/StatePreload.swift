@@ -20,12 +20,18 @@ public final class StatePreload {
     public static let minimumBytes = 64 * 1024
 
     /// Starts opening `<manifestDirectory>/.opsrun`, or `nil` when it holds no state file of
-    /// `minimumBytes` or more.
-    public init?(manifestDirectory: String, minimumBytes: Int = StatePreload.minimumBytes) {
+    /// `minimumBytes` or more. With `prefetchingStats` (not with `-B`: every task runs), the
+    /// store then starts statting the files it knows (`StateStore.prefetchStats`), so that the
+    /// stats are taken while the manifest is read and planned.
+    public init?(manifestDirectory: String, minimumBytes: Int = StatePreload.minimumBytes, prefetchingStats: Bool = true) {
         let directory = StateDirectory.path(forManifestIn: manifestDirectory)
         guard let size = FileText.fileSize(directory + "/" + StateStore.fileName), size >= minimumBytes
         else { return nil }
-        opening = JoinedThread { StateStore(directory: directory) }
+        opening = JoinedThread {
+            let store = StateStore(directory: directory)
+            if prefetchingStats { store.prefetchStats() }
+            return store
+        }
     }
 
     /// The opened store: waits for it. The caller owns it from then on (and closes it).

@@ -163,16 +163,33 @@ struct StateSnapshot {
 
     /// The stat cache entry of the file with key `key` (bytes of `StatePathKeys.keyRange`).
     mutating func statEntry(key: UnsafeRawBufferPointer) -> StatCacheEntry? {
+        statPosition(key: key).flatMap { decodeStat(statLocations[$0]) }
+    }
+
+    /// How many files have a stat entry.
+    var statCount: Int { statLocations.count }
+
+    /// Where the stat entry of the file with key `key` is among them (`statKeys()`'s order).
+    mutating func statPosition(key: UnsafeRawBufferPointer) -> Int? {
         let found: Int
+        // A run asks in about the order entries were written, and for a file's stat just before
+        // its entry (`StateStore.prefetchedStatus`): the next position, then the last one found.
         if nextStat < statLocations.count, matches(key, at: statLocations[nextStat]) {
             found = nextStat
+        } else if nextStat > 0, matches(key, at: statLocations[nextStat - 1]) {
+            found = nextStat - 1
         } else if let position = stats.first(hash: ByteKeyHash.of(key), where: { matches(key, at: statLocations[Int($0)]) }) {
             found = Int(position)
         } else {
             return nil
         }
         nextStat = found + 1
-        return decodeStat(statLocations[found])
+        return found
+    }
+
+    /// Every file key with a stat entry, by position.
+    func statKeys() -> [String] {
+        statLocations.map { location in key(at: location) ?? "" }
     }
 
     /// Whether the stat entry at `location` (see `statLocations`) is the one of the file with key `key`.
@@ -211,17 +228,21 @@ struct StateSnapshot {
         var result: [String: StatCacheEntry] = [:]
         result.reserveCapacity(statLocations.count)
         for value in statLocations {
-            var reader = ByteReader(bytes, at: Int(value & 0xffff_ffff))
-            guard var key = reader.string(), let entry = decodeStat(value) else { continue }
-            let directoryField = Int(value >> 32)
-            if directoryField != 0 {
-                var directoryReader = ByteReader(bytes, at: directoryField - 1)
-                let directory = directoryReader.string() ?? ""
-                key = directory.isEmpty ? key : FileSystem.join(directory, key)
-            }
+            guard let key = key(at: value), let entry = decodeStat(value) else { continue }
             result[key] = entry
         }
         return result
+    }
+
+    /// The file key of the stat entry at `location` (see `statLocations`).
+    private func key(at location: UInt64) -> String? {
+        var reader = ByteReader(bytes, at: Int(location & 0xffff_ffff))
+        guard let path = reader.string() else { return nil }
+        let directoryField = Int(location >> 32)
+        guard directoryField != 0 else { return path }
+        var directoryReader = ByteReader(bytes, at: directoryField - 1)
+        let directory = directoryReader.string() ?? ""
+        return directory.isEmpty ? path : FileSystem.join(directory, path)
     }
 
     // MARK: - Decoding

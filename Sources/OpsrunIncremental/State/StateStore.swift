@@ -66,6 +66,10 @@ public final class StateStore {
     private var lockDescriptor: Int32 = -1
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
+    /// Stats of the files the snapshot knows, being taken on other threads (`prefetchStats()`),
+    /// by position in the snapshot; and the descriptor of the project directory they start from.
+    private var prefetch: StatPrefetch?
+    private var prefetchDirectory: Int32 = AT_FDCWD
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
@@ -87,12 +91,56 @@ public final class StateStore {
         contents?.deallocate()
     }
 
+    // MARK: - Prefetching stats
+
+    /// Starts statting, on other threads, every file the snapshot has a stat entry for (see
+    /// `StatPrefetch`): `prefetchedStatus` then hands out those stats, until `stopPrefetching()`,
+    /// the first write or `close`. Nothing happens for fewer than `StatPrefetch.minimumFileCount` files.
+    public func prefetchStats() {
+        guard prefetch == nil, !isDisabled, let count = snapshot?.statCount, count >= StatPrefetch.minimumFileCount,
+              let keys = snapshot?.statKeys()
+        else { return }
+        // Keys are relative to the project unless they start with "/".
+        let directory = FileSystem.openDirectory(self.keys.project.isEmpty ? "/" : self.keys.project)
+        guard directory != AT_FDCWD else { return }
+        prefetchDirectory = directory
+        prefetch = StatPrefetch(files: keys.map { key in
+            (key, key.utf8.first == UInt8(ascii: "/") ? AT_FDCWD : directory)
+        })
+    }
+
+    /// The stat the prefetch took of the file with key `key` (see `statEntry(projectKey:)`):
+    /// `.some(nil)` when nothing was there, `nil` when none was taken.
+    func prefetchedStatus(projectKey key: String) -> FileStatus?? {
+        guard let prefetch else { return nil }
+        var key = key
+        guard let position = key.withUTF8({ snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) }) else { return nil }
+        return .some(prefetch.status(ofFile: position))
+    }
+
+    /// The same for the file at `path` (absolute).
+    func prefetchedStatus(at path: String) -> FileStatus?? {
+        guard prefetch != nil else { return nil }
+        return prefetchedStatus(projectKey: keys.key(of: path))
+    }
+
+    /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); no stat
+    /// is handed out from then on. Before a command starts: files may change from then on.
+    public func stopPrefetching() {
+        guard let prefetch else { return }
+        prefetch.finish()
+        self.prefetch = nil
+        FileSystem.closeDirectory(prefetchDirectory)
+        prefetchDirectory = AT_FDCWD
+    }
+
     /// Compacts if the events after the snapshot have grown large (unless `compacting` is false:
     /// a store opened ahead of need and not used), then closes the log and releases the lock; later
     /// writes are ignored. A returned warning means compacting failed and the state was removed
     /// (which is safe: tasks only run again).
     @discardableResult
     public func close(compacting: Bool = true) -> Diagnostic? {
+        stopPrefetching()
         var problem: Diagnostic?
         // Only with the lock held (so also in a session that wrote nothing: a long tail left by
         // killed runs is then folded in), and never to create a file that is not there.
@@ -264,6 +312,7 @@ public final class StateStore {
     }
 
     private func append(_ records: [StateRecord], durable: Bool) throws(Diagnostic) {
+        stopPrefetching()
         guard !isDisabled else { return }
         try openForAppending()
         var buffer: [UInt8] = []
@@ -321,6 +370,8 @@ public final class StateStore {
 
     /// Reads from `bytes`, a whole state file just written with no events after its snapshot.
     private func adopt(_ bytes: [UInt8], snapshotLength: Int) {
+        // Its stats are by position in the snapshot being replaced.
+        stopPrefetching()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
         let start = StateLog.header.count + 4

@@ -10,7 +10,7 @@ import Testing
         let scratch = ScratchDirectory()
         #expect(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0) == nil, "no state file: nothing to open ahead")
         let specs = IncrementalRunTests.compileTasks(3, in: scratch)
-        let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"), force: false, prefetching: specs)
+        let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"), force: false, tasks: specs)
         for (index, spec) in specs.enumerated() {
             let check = run.check(spec, index: index)
             #expect(run.willRun(check) == nil)

@@ -153,9 +153,11 @@ import Testing
             #expect(Self.runAlone(spec, stateDirectory: state, output: "out/t\(index)", in: scratch) == "no record of a previous run")
         }
 
+        Self.trustFiles(of: specs, stateDirectory: state)
         specs[2].commands = ["cc -O2 2"]
-        let run = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        let run = IncrementalRun(stateDirectory: state, force: false, tasks: specs, store: { Self.prefetchingStore(state) })
         #expect(run.check(specs[0], index: 0).verdict == .upToDate(.unchanged))
+        #expect(run.store.prefetchedStatus(projectKey: "src/t1.c") != nil, "taken with the first task's")
         scratch.remove("src/t1.c")
         let changed = run.check(specs[2], index: 2)
         #expect(changed.verdict == .mustRun(.commandChanged))
@@ -167,14 +169,41 @@ import Testing
         #expect(run.finish() == nil)
     }
 
-    /// Several chunks of prefetched stats, consumed while workers are still taking them: each task
-    /// sees its own files' stats, so exactly the edited one runs.
-    @Test func prefetchedStatsOverManyChunksBelongToTheirOwnTasks() {
+    /// A state that stats the files it knows (those of its snapshot) on other threads from the start.
+    static func prefetchingStore(_ directory: String) -> StateStore {
+        let store = StateStore(directory: directory, creating: true)
+        store.prefetchStats()
+        return store
+    }
+
+    /// Records the tasks' files in the state's stat cache as trusted, in its snapshot, as a run
+    /// long after they were written would (a test cannot wait out the racy window).
+    static func trustFiles(of specs: [IncrementalTaskSpec], stateDirectory: String) {
+        let store = StateStore(directory: stateDirectory, creating: true)
+        let hasher = FileHasher()
+        var entries: [(path: String, entry: StatCacheEntry)] = []
+        for spec in specs {
+            for path in spec.outputs + spec.sources {
+                let absolute = FileSystem.join(spec.absoluteDirectory, path)
+                guard let status = FileSystem.status(absolute), let digest = hasher.digest(ofFileAt: absolute) else { continue }
+                entries.append((absolute, StatCacheEntry(status: status, digest: digest, isTrusted: true)))
+            }
+        }
+        #expect(throws: Never.self) {
+            try store.recordStatEntries(entries)
+            try store.compact()
+        }
+        #expect(store.close() == nil)
+    }
+
+    /// Several chunks of prefetched stats, consumed while workers are still taking them: each file
+    /// gets its own stat, so exactly the edited task runs.
+    @Test func prefetchedStatsOverManyChunksBelongToTheirOwnFiles() {
         let scratch = ScratchDirectory()
-        let count = 3 * StatPrefetch.tasksPerChunk + 17
+        let count = 3 * StatPrefetch.filesPerChunk / 2 + 17
         let specs = Self.compileTasks(count, in: scratch)
         let state = scratch.absolute(".opsrun")
-        let first = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        let first = IncrementalRun(stateDirectory: state, force: false, tasks: specs)
         for (index, spec) in specs.enumerated() {
             let check = first.check(spec, index: index)
             #expect(first.willRun(check) == nil)
@@ -182,11 +211,13 @@ import Testing
             #expect(first.succeeded(check).isEmpty)
         }
         #expect(first.finish() == nil)
+        Self.trustFiles(of: specs, stateDirectory: state)
 
         let edited = count - 40
         scratch.write("src/t\(edited).c", "int changed;")
         scratch.remove("out/t7")
-        let second = IncrementalRun(stateDirectory: state, force: false, prefetching: specs)
+        let second = IncrementalRun(stateDirectory: state, force: false, tasks: specs, store: { Self.prefetchingStore(state) })
+        #expect(second.store.prefetchedStatus(projectKey: "src/t\(count - 1).c") != nil, "the last chunk's too")
         var verdicts: [Int: UpToDateVerdict] = [:]
         for (index, spec) in specs.enumerated() {
             let verdict = second.check(spec, index: index).verdict
