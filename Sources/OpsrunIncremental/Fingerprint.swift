@@ -133,7 +133,7 @@ public struct Fingerprint: Hashable, Sendable {
     /// For an input already in canonical form; `parts` remembers the environment and directory
     /// digests from one task to the next, since most tasks share both.
     init(canonical input: TaskDefinitionInput, parts: FingerprintParts? = nil) {
-        commands = Self.commandsDigest(of: input.commands, arguments: input.arguments)
+        commands = Self.commandsDigest(of: input, parts: parts)
         (environment, directory) = Self.sharedParts(of: input, parts: parts)
         whole = Self.whole(of: input, environment: environment, directory: directory)
     }
@@ -149,7 +149,18 @@ public struct Fingerprint: Hashable, Sendable {
         }
         let (environment, directory) = sharedParts(of: input, parts: parts)
         return environment == record.fingerprint.environment && directory == record.fingerprint.directory
-            && commandsDigest(of: input.commands, arguments: input.arguments) == record.fingerprint.commands
+            && commandsDigest(of: input, parts: parts) == record.fingerprint.commands
+    }
+
+    /// The commands' digest, from `parts` when the previous task had the same commands (the
+    /// instances of an `each` task all do: c300's no-op hashed the same line 300 times).
+    private static func commandsDigest(of input: TaskDefinitionInput, parts: FingerprintParts?) -> ContentDigest {
+        if let parts, let known = parts.commands, known.commands == input.commands, known.arguments == input.arguments {
+            return known.digest
+        }
+        let digest = commandsDigest(of: input.commands, arguments: input.arguments)
+        parts?.commands = (input.commands, input.arguments, digest)
+        return digest
     }
 
     static func commandsDigest(of commands: [String], arguments: [String]) -> ContentDigest {
@@ -225,9 +236,10 @@ public struct Fingerprint: Hashable, Sendable {
     }
 }
 
-/// The environment and directory digests of the last task fingerprinted: the next task usually has
-/// the very same (often the same array), so comparing spares two SHA-256 computations per task.
+/// The commands, environment and directory digests of the last task fingerprinted: the next task
+/// usually has the very same (often the same array), so comparing spares SHA-256 computations.
 final class FingerprintParts {
+    var commands: (commands: [String], arguments: [String], digest: ContentDigest)?
     var environment: (variables: [EnvironmentVariable], digest: ContentDigest)?
     var directory: (text: String, digest: ContentDigest)?
 }
