@@ -28,10 +28,9 @@ import Darwin
 ///
 /// The work comes in chunks of consecutive files, so the first stats are ready at once. The worker
 /// threads are this object's: `finish()` stops and joins them, and its owner (`StateStore`) calls
-/// it before the first command starts and when it closes. Stats may be asked for from more than
-/// one thread (the run's, and the one checking ahead of it, `CheckAhead`).
-/// `@unchecked Sendable`: what the threads share is behind `state`'s mutex, and each chunk is
-/// written by the one thread that took it before it is marked done under the lock.
+/// it before the first command starts and when it closes.
+/// `@unchecked Sendable`: the workers share it; what they share is behind `state`'s mutex, and
+/// each chunk is written by the one thread that took it before it is marked done under the lock.
 final class StatPrefetch: @unchecked Sendable {
     /// Below this many files, a thread costs more than it spares.
     static let minimumFileCount = 256
@@ -63,8 +62,8 @@ final class StatPrefetch: @unchecked Sendable {
     private let state: Mutex<Progress>
     private var workers: [JoinedThread<Void>] = []
 
-    /// `donePrefix` as last seen by a thread asking for stats: below it, no lock is needed.
-    private let seenDonePrefix = Atomic<Int>(0)
+    /// `donePrefix` as last seen by the checking thread: below it, no lock is needed.
+    private var seenDonePrefix = 0
 
     /// Starts statting `files` on `workers` threads besides the caller's; returns at once.
     init(files: [Opening], workers: Int = StatPrefetch.workerCount) {
@@ -99,7 +98,7 @@ final class StatPrefetch: @unchecked Sendable {
     /// The stat of file `index` (`nil` inside when nothing was there): waits for it, or takes it.
     func status(ofFile index: Int) -> FileStatus? {
         let chunk = index / Self.filesPerChunk
-        if chunk >= seenDonePrefix.load(ordering: .acquiring) { waitForChunk(chunk) }
+        if chunk >= seenDonePrefix { waitForChunk(chunk) }
         return statuses[index]
     }
 
@@ -109,8 +108,7 @@ final class StatPrefetch: @unchecked Sendable {
         var statted: Int?
         while true {
             // Done, or the next chunk to take here (even once cancelled: asked is asked), or none
-            // left to take: then the ones not done are another thread's, which marks each done
-            // once it has statted it (a worker even when cancelled), within 256 stats.
+            // left to take: then the ones not done are the workers', which end once they are.
             let (done, next) = state.withLock { progress -> (Int, Int?) in
                 if let statted { progress.markDone(statted, of: chunkCount) }
                 if progress.donePrefix > chunk { return (progress.donePrefix, nil) }
@@ -120,15 +118,17 @@ final class StatPrefetch: @unchecked Sendable {
             }
             statted = nil
             if done > chunk {
-                // A smaller value stored meanwhile by another thread costs a lock later, no more.
-                seenDonePrefix.store(done, ordering: .releasing)
+                seenDonePrefix = done
                 return
             }
             if let next {
                 stat(chunk: next)
                 statted = next
             } else {
-                sched_yield()
+                joinWorkers()
+                seenDonePrefix = state.withLock { $0.donePrefix }
+                precondition(seenDonePrefix > chunk, "a chunk was taken and never done")
+                return
             }
         }
     }

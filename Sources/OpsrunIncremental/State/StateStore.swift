@@ -45,13 +45,17 @@ public final class StateStore {
     /// Warnings met while opening; each problem is reported once.
     public private(set) var diagnostics: [Diagnostic] = []
 
-    private var keys: StatePathKeys { reader.keys }
+    private let keys: StatePathKeys
     /// The file as read, owned here: the snapshot is decoded from it on demand.
     private var contents: UnsafeMutableRawBufferPointer?
-    /// The snapshot, the events after it, and the stat prefetch.
-    private var reader: StateReader
+    private var snapshot: StateSnapshot?
     /// The header and snapshot frame's size: events start there.
     private var snapshotEnd = 0
+    /// Tasks and stat entries (by key, as the snapshot has them) of the events after the snapshot;
+    /// they override it. By key, so that a file the run names relative to the project is looked
+    /// up without making its absolute path.
+    private var tasks: [String: StoredTask] = [:]
+    private var stats: [String: StatCacheEntry] = [:]
 
     private let compactionMinimumBytes: Int
     /// Bytes of the file that hold verified data; what lies beyond is a torn tail to cut off.
@@ -62,7 +66,9 @@ public final class StateStore {
     private var lockDescriptor: Int32 = -1
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
-    /// The descriptor of the project directory the stat prefetch starts from.
+    /// Stats of the files the snapshot knows, being taken on other threads (`prefetchStats()`),
+    /// by position in the snapshot; and the descriptor of the project directory they start from.
+    private var prefetch: StatPrefetch?
     private var prefetchDirectory: Int32 = AT_FDCWD
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
@@ -73,7 +79,7 @@ public final class StateStore {
     ///     plan, a tool) nothing is created until the first record is written.
     public init(directory: String, compactionMinimumBytes: Int = 1 << 16, creating: Bool = false) {
         self.directory = directory
-        self.reader = StateReader(keys: StatePathKeys(stateDirectory: directory))
+        self.keys = StatePathKeys(stateDirectory: directory)
         self.compactionMinimumBytes = compactionMinimumBytes
         let isThere = creating ? StateDirectory.make(directory) : FileSystem.status(directory)?.kind == .directory
         if isThere, !lock() { return }
@@ -91,35 +97,39 @@ public final class StateStore {
     /// `StatPrefetch`): `prefetchedStatus` then hands out those stats, until `stopPrefetching()`,
     /// the first write or `close`. Nothing happens for fewer than `StatPrefetch.minimumFileCount` files.
     public func prefetchStats() {
-        guard reader.prefetch == nil, !isDisabled, let count = reader.snapshot?.statCount,
-              count >= StatPrefetch.minimumFileCount, let keys = reader.snapshot?.statKeys()
+        guard prefetch == nil, !isDisabled, let count = snapshot?.statCount, count >= StatPrefetch.minimumFileCount,
+              let keys = snapshot?.statKeys()
         else { return }
         // Keys are relative to the project unless they start with "/".
         let directory = FileSystem.openDirectory(self.keys.project.isEmpty ? "/" : self.keys.project)
         guard directory != AT_FDCWD else { return }
         prefetchDirectory = directory
-        reader.prefetch = StatPrefetch(files: keys.map { key in
+        prefetch = StatPrefetch(files: keys.map { key in
             (key, key.utf8.first == UInt8(ascii: "/") ? AT_FDCWD : directory)
         })
     }
 
     /// The stat the prefetch took of the file with key `key` (see `statEntry(projectKey:)`):
     /// `.some(nil)` when nothing was there, `nil` when none was taken.
-    func prefetchedStatus(projectKey key: String) -> FileStatus?? { reader.prefetchedStatus(projectKey: key) }
+    func prefetchedStatus(projectKey key: String) -> FileStatus?? {
+        guard let prefetch else { return nil }
+        var key = key
+        guard let position = key.withUTF8({ snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) }) else { return nil }
+        return .some(prefetch.status(ofFile: position))
+    }
 
     /// The same for the file at `path` (absolute).
-    func prefetchedStatus(at path: String) -> FileStatus?? { reader.prefetchedStatus(at: path) }
-
-    /// A reader of the state as read so far, for another thread: valid until the first write or
-    /// `stopPrefetching()`, before either of which that thread must be done with it.
-    func readerCopy() -> StateReader { reader }
+    func prefetchedStatus(at path: String) -> FileStatus?? {
+        guard prefetch != nil else { return nil }
+        return prefetchedStatus(projectKey: keys.key(of: path))
+    }
 
     /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); no stat
     /// is handed out from then on. Before a command starts: files may change from then on.
     public func stopPrefetching() {
-        guard let prefetch = reader.prefetch else { return }
+        guard let prefetch else { return }
         prefetch.finish()
-        reader.prefetch = nil
+        self.prefetch = nil
         FileSystem.closeDirectory(prefetchDirectory)
         prefetchDirectory = AT_FDCWD
     }
@@ -148,14 +158,31 @@ public final class StateStore {
     // MARK: - Reading
 
     /// What the state knows of `task`: the newest event about it, else the snapshot's record.
-    public func entry(for task: String) -> TaskEntry? { reader.entry(for: task) }
+    public func entry(for task: String) -> TaskEntry? {
+        if !tasks.isEmpty, let stored = tasks[task] { return stored.entry }
+        return snapshot?.task(named: task)?.entry
+    }
 
     /// The trusted stat cache entry of the file at `path` (absolute), if the state has one.
-    public func statEntry(at path: String) -> StatCacheEntry? { reader.statEntry(at: path) }
+    public func statEntry(at path: String) -> StatCacheEntry? {
+        if !stats.isEmpty, let entry = stats[keys.key(of: path)] { return entry }
+        guard snapshot != nil else { return nil }
+        var path = path
+        return path.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            return snapshot?.statEntry(key: UnsafeRawBufferPointer(rebasing: raw[keys.keyRange(of: raw)]))
+        }
+    }
 
     /// The same for a file whose key (see `StatePathKeys`) the caller knows: a path relative to
     /// `projectDirectory`, not starting with `/`; no absolute path is made.
-    func statEntry(projectKey key: String) -> StatCacheEntry? { reader.statEntry(projectKey: key) }
+    func statEntry(projectKey key: String) -> StatCacheEntry? {
+        if !stats.isEmpty, let entry = stats[key] { return entry }
+        // One read of `snapshot`, not two: each is an exclusivity check at run time, and a no-op
+        // asks this for every file (20,000 times for 10,000 tasks).
+        var key = key
+        return key.withUTF8 { snapshot?.statEntry(key: UnsafeRawBufferPointer($0)) }
+    }
 
     /// The directory state keys are relative to: the parent of `directory`.
     var projectDirectory: String { keys.project }
@@ -166,14 +193,14 @@ public final class StateStore {
     /// Every stat cache entry by absolute path, decoded: for tests and tools.
     func allStatEntries() -> [String: StatCacheEntry] {
         var result: [String: StatCacheEntry] = [:]
-        for (key, entry) in reader.snapshot?.allStats() ?? [:] { result[keys.absolute(of: key)] = entry }
-        for (key, entry) in reader.stats { result[keys.absolute(of: key)] = entry }
+        for (key, entry) in snapshot?.allStats() ?? [:] { result[keys.absolute(of: key)] = entry }
+        for (key, entry) in stats { result[keys.absolute(of: key)] = entry }
         return result
     }
 
     private func allTasks() -> [String: StoredTask] {
-        var result = reader.snapshot?.allTasks() ?? [:]
-        result.merge(reader.tasks) { _, newer in newer }
+        var result = snapshot?.allTasks() ?? [:]
+        result.merge(tasks) { _, newer in newer }
         return result
     }
 
@@ -216,7 +243,7 @@ public final class StateStore {
             guard let snapshot = StateSnapshot(UnsafeRawBufferPointer(rebasing: bytes[range])) else {
                 return discard(.damaged(offset: StateLog.header.count))
             }
-            reader.snapshot = snapshot
+            self.snapshot = snapshot
             snapshotEnd = range.upperBound + StateLog.checksumLength
         }
         validLength = parsed.validLength
@@ -225,9 +252,9 @@ public final class StateStore {
 
     /// Forgets what was read; with a problem, says so once.
     private func discard(_ problem: StateLog.Problem?) {
-        reader.tasks = [:]
-        reader.stats = [:]
-        reader.snapshot = nil
+        tasks = [:]
+        stats = [:]
+        snapshot = nil
         switch problem {
         case nil: return
         case .foreign?: warn("not an opsrun state file")
@@ -245,11 +272,11 @@ public final class StateStore {
     private func apply(_ record: StateRecord) {
         switch record {
         case .succeeded(let task, let directory, let record):
-            reader.tasks[task] = StoredTask(entry: .succeeded(record), directory: directory)
+            tasks[task] = StoredTask(entry: .succeeded(record), directory: directory)
         case .started(let task):
-            reader.tasks[task] = StoredTask(entry: .unfinished, directory: "")
+            tasks[task] = StoredTask(entry: .unfinished, directory: "")
         case .stat(let key, let entry):
-            reader.stats[key] = entry
+            stats[key] = entry
         }
     }
 
@@ -329,8 +356,8 @@ public final class StateStore {
             closeDescriptor(descriptor)
             descriptor = -1
         }
-        var stats: [String: StatCacheEntry] = reader.snapshot?.allStats() ?? [:]
-        stats.merge(reader.stats) { _, newer in newer }
+        var stats: [String: StatCacheEntry] = snapshot?.allStats() ?? [:]
+        stats.merge(self.stats) { _, newer in newer }
         let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
         let bytes = StateLog.file(snapshot: payload)
         guard AtomicFile.write(bytes, to: path, durable: true) else {
@@ -348,11 +375,11 @@ public final class StateStore {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
         let start = StateLog.header.count + 4
-        reader.snapshot = StateSnapshot(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + snapshotLength)]))
+        snapshot = StateSnapshot(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + snapshotLength)]))
         contents?.deallocate()
         contents = buffer
-        reader.tasks = [:]
-        reader.stats = [:]
+        tasks = [:]
+        stats = [:]
         snapshotEnd = bytes.count
         validLength = bytes.count
     }
