@@ -26,9 +26,11 @@ import Darwin
 
 /// Stats of a list of files, taken on other threads, by position in the list.
 ///
-/// The work comes in chunks of consecutive files, so the first stats are ready at once. The worker
-/// threads are this object's: `finish()` stops and joins them, and its owner (`StateStore`) calls
-/// it before the first command starts and when it closes.
+/// The work comes in chunks of consecutive files, so the first stats are ready at once. Measured
+/// (Benchmarks/README.md): a 10,000-task no-op took 1.71× as long with no prefetch; taking the
+/// state's list rather than the tasks' once known, c300's no-op 4.73 → 4.42 ms and the
+/// 10,000-task one 49 → 45 ms. The worker threads are this object's: `finish()` stops and joins
+/// them, and its owner (`StateStore`) calls it before the first command starts and when it closes.
 /// `@unchecked Sendable`: the workers share it; what they share is behind `state`'s mutex, and
 /// each chunk is written by the one thread that took it before it is marked done under the lock.
 final class StatPrefetch: @unchecked Sendable {
