@@ -31,4 +31,27 @@ import Testing
         _ = plain.close(compacting: false)
     }
 
+    /// A preloaded state starts statting the files it knows at once, unless every task runs (`-B`).
+    @Test func aPreloadedStateStatsTheFilesItKnowsUnlessEveryTaskRuns() throws {
+        let scratch = ScratchDirectory()
+        let specs = IncrementalRunTests.compileTasks(StatPrefetch.minimumFileCount / 2, in: scratch)
+        let state = scratch.absolute(".opsrun")
+        let run = IncrementalRun(stateDirectory: state, force: false, tasks: specs)
+        for (index, spec) in specs.enumerated() {
+            let check = run.check(spec, index: index)
+            #expect(run.willRun(check) == nil)
+            scratch.write("out/t\(index)", "object \(index)")
+            #expect(run.succeeded(check).isEmpty)
+        }
+        #expect(run.finish() == nil)
+        IncrementalRunTests.trustFiles(of: specs, stateDirectory: state)
+
+        for prefetching in [true, false] {
+            let preload = try #require(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0, prefetchingStats: prefetching))
+            let store = try #require(preload.take())
+            #expect((store.prefetchedStatus(projectKey: "src/t0.c") != nil) == prefetching)
+            _ = store.close(compacting: false)
+        }
+    }
+
 }
