@@ -9,15 +9,8 @@ import Testing
     @Test func aPreloadedStateHoldsWhatOpeningItPlainlyGives() throws {
         let scratch = ScratchDirectory()
         #expect(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0) == nil, "no state file: nothing to open ahead")
-        let specs = IncrementalRunTests.compileTasks(3, in: scratch)
-        let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"), force: false, tasks: specs)
-        for (index, spec) in specs.enumerated() {
-            let check = run.check(spec, index: index)
-            #expect(run.willRun(check) == nil)
-            scratch.write("out/t\(index)", "object \(index)")
-            #expect(run.succeeded(check).isEmpty)
-        }
-        #expect(run.finish() == nil)
+        IncrementalRunTests.runEvery(
+            IncrementalRunTests.compileTasks(3, in: scratch), stateDirectory: scratch.absolute(".opsrun"), in: scratch)
 
         #expect(StatePreload(manifestDirectory: scratch.path) == nil, "a small state opens when needed")
         let preload = try #require(StatePreload(manifestDirectory: scratch.path, minimumBytes: 0))
@@ -36,14 +29,7 @@ import Testing
         let scratch = ScratchDirectory()
         let specs = IncrementalRunTests.compileTasks(StatPrefetch.minimumFileCount / 2, in: scratch)
         let state = scratch.absolute(".opsrun")
-        let run = IncrementalRun(stateDirectory: state, force: false, tasks: specs)
-        for (index, spec) in specs.enumerated() {
-            let check = run.check(spec, index: index)
-            #expect(run.willRun(check) == nil)
-            scratch.write("out/t\(index)", "object \(index)")
-            #expect(run.succeeded(check).isEmpty)
-        }
-        #expect(run.finish() == nil)
+        IncrementalRunTests.runEvery(specs, stateDirectory: state, in: scratch)
         IncrementalRunTests.trustFiles(of: specs, stateDirectory: state)
 
         for prefetching in [true, false] {

@@ -169,6 +169,18 @@ import Testing
         #expect(run.finish() == nil)
     }
 
+    /// One run of `compileTasks`' tasks in which each runs, writing `out/t<index>`, and is recorded.
+    static func runEvery(_ specs: [IncrementalTaskSpec], stateDirectory: String, in scratch: ScratchDirectory) {
+        let run = IncrementalRun(stateDirectory: stateDirectory, force: false, tasks: specs)
+        for (index, spec) in specs.enumerated() {
+            let check = run.check(spec, index: index)
+            #expect(run.willRun(check) == nil)
+            scratch.write("out/t\(index)", "object \(index)")
+            #expect(run.succeeded(check).isEmpty)
+        }
+        #expect(run.finish() == nil)
+    }
+
     /// A state that stats the files it knows (those of its snapshot) on other threads from the start.
     static func prefetchingStore(_ directory: String) -> StateStore {
         let store = StateStore(directory: directory, creating: true)
@@ -203,14 +215,7 @@ import Testing
         let count = 3 * StatPrefetch.filesPerChunk / 2 + 17
         let specs = Self.compileTasks(count, in: scratch)
         let state = scratch.absolute(".opsrun")
-        let first = IncrementalRun(stateDirectory: state, force: false, tasks: specs)
-        for (index, spec) in specs.enumerated() {
-            let check = first.check(spec, index: index)
-            #expect(first.willRun(check) == nil)
-            scratch.write("out/t\(index)", "object \(index)")
-            #expect(first.succeeded(check).isEmpty)
-        }
-        #expect(first.finish() == nil)
+        Self.runEvery(specs, stateDirectory: state, in: scratch)
         Self.trustFiles(of: specs, stateDirectory: state)
 
         let edited = count - 40
