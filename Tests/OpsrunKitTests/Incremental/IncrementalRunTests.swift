@@ -169,6 +169,37 @@ import Testing
         #expect(run.finish() == nil)
     }
 
+    /// A task in a subdirectory, and a source outside the project (named absolutely), are looked
+    /// up in the state by other keys than a path relative to the manifest: their prefetched stats
+    /// are found all the same, and an edit is seen.
+    @Test func prefetchedStatsServeOtherDirectoriesAndAbsolutePaths() {
+        let scratch = ScratchDirectory()
+        let outside = ScratchDirectory()
+        let state = scratch.absolute(".opsrun")
+        let specs = Self.compileTasks(StatPrefetch.minimumFileCount / 2, in: scratch)
+        scratch.write("sub/x.c", "int x;")
+        outside.write("shared.c", "int shared;")
+        let sub = IncrementalTaskSpec(
+            name: "sub", commands: ["cc x.c"], directory: "sub", absoluteDirectory: scratch.absolute("sub"),
+            sources: ["x.c", outside.absolute("shared.c")], outputs: ["x.o"])
+        Self.runEvery(specs, stateDirectory: state, in: scratch)
+        #expect(Self.runAlone(sub, stateDirectory: state, output: "sub/x.o", in: scratch) == "no record of a previous run")
+        Self.trustFiles(of: specs + [sub], stateDirectory: state)
+
+        func check(_ expected: UpToDateVerdict, _ comment: Comment) {
+            let run = IncrementalRun(stateDirectory: state, force: false, tasks: specs + [sub], store: { Self.prefetchingStore(state) })
+            // Each file's own stat, found by its key.
+            for path in [scratch.absolute("sub/x.c"), outside.absolute("shared.c"), scratch.absolute("src/t3.c")] {
+                #expect(run.store.prefetchedStatus(at: path) == .some(FileSystem.status(path)), "\(path)")
+            }
+            #expect(run.check(sub, index: specs.count).verdict == expected, comment)
+            #expect(run.finish() == nil)
+        }
+        check(.upToDate(.unchanged), "stats prefetched by their keys, none changed")
+        outside.write("shared.c", "int shared = 1;")
+        check(.mustRun(.sourceChanged(outside.absolute("shared.c"))), "the edit outside the project")
+    }
+
     /// One run of `compileTasks`' tasks in which each runs, writing `out/t<index>`, and is recorded.
     static func runEvery(_ specs: [IncrementalTaskSpec], stateDirectory: String, in scratch: ScratchDirectory) {
         let run = IncrementalRun(stateDirectory: stateDirectory, force: false, tasks: specs)
