@@ -40,9 +40,6 @@ final class StatPrefetch: @unchecked Sendable {
     /// lock is taken rarely.
     static let filesPerChunk = 256
 
-    /// What to stat: a path, relative to the descriptor `directory` unless absolute.
-    typealias Opening = (opening: String, directory: Int32)
-
     /// Who takes which chunk, and which are done.
     private struct Progress {
         var isCancelled = false
@@ -57,7 +54,10 @@ final class StatPrefetch: @unchecked Sendable {
         }
     }
 
-    private let files: [Opening]
+    /// Relative paths are opened from `directory`, the descriptor of the directory they are
+    /// relative to, held open until `finish()` has joined the workers.
+    private let paths: [String]
+    private var directory: Int32
     private let chunkCount: Int
     /// By file; each chunk's part is written by the thread that took it, read once it is done.
     private let statuses: UnsafeMutableBufferPointer<FileStatus?>
@@ -67,17 +67,23 @@ final class StatPrefetch: @unchecked Sendable {
     /// `donePrefix` as last seen by the checking thread: below it, no lock is needed.
     private var seenDonePrefix = 0
 
-    /// Starts statting `files` on `workers` threads besides the caller's; returns at once.
-    init(files: [Opening], workers: Int = StatPrefetch.workerCount) {
-        self.files = files
-        chunkCount = (files.count + Self.filesPerChunk - 1) / Self.filesPerChunk
-        statuses = .allocate(capacity: files.count)
+    /// Starts statting `paths` (relative to `base`, or absolute) on `workers` threads besides the
+    /// caller's and returns at once; `nil` when `base` cannot be opened.
+    init?(paths: [String], relativeTo base: String, workers: Int = StatPrefetch.workerCount) {
+        directory = FileSystem.openDirectory(base)
+        guard directory != AT_FDCWD else { return nil }
+        self.paths = paths
+        chunkCount = (paths.count + Self.filesPerChunk - 1) / Self.filesPerChunk
+        statuses = .allocate(capacity: paths.count)
         statuses.initialize(repeating: nil)
         state = Mutex(Progress(chunkIsDone: Array(repeating: false, count: chunkCount)))
         self.workers = (0..<max(workers, 1)).map { _ in JoinedThread { self.work() } }
     }
 
-    deinit { statuses.deallocate() }
+    deinit {
+        finish()
+        statuses.deallocate()
+    }
 
     /// One worker per core but the checking thread's, which takes chunks itself when it catches
     /// up: a worker on every core made three busy threads on two cores, and the 10k no-op about
@@ -90,6 +96,8 @@ final class StatPrefetch: @unchecked Sendable {
     func finish() {
         state.withLock { $0.isCancelled = true }
         joinWorkers()
+        FileSystem.closeDirectory(directory)
+        directory = AT_FDCWD
     }
 
     private func joinWorkers() {
@@ -152,8 +160,8 @@ final class StatPrefetch: @unchecked Sendable {
 
     private func stat(chunk index: Int) {
         let lower = index * Self.filesPerChunk
-        for file in lower..<min(lower + Self.filesPerChunk, files.count) {
-            statuses[file] = FileSystem.status(files[file].opening, in: files[file].directory)
+        for file in lower..<min(lower + Self.filesPerChunk, paths.count) {
+            statuses[file] = FileSystem.status(paths[file], in: directory)
         }
     }
 }

@@ -67,9 +67,8 @@ public final class StateStore {
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
     /// Stats of the files the snapshot knows, being taken on other threads (`prefetchStats()`),
-    /// by position in the snapshot; and the descriptor of the project directory they start from.
+    /// by position in the snapshot.
     private var prefetch: StatPrefetch?
-    private var prefetchDirectory: Int32 = AT_FDCWD
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
@@ -101,12 +100,7 @@ public final class StateStore {
               let keys = snapshot?.statKeys()
         else { return }
         // Keys are relative to the project unless they start with "/".
-        let directory = FileSystem.openDirectory(self.keys.project.isEmpty ? "/" : self.keys.project)
-        guard directory != AT_FDCWD else { return }
-        prefetchDirectory = directory
-        prefetch = StatPrefetch(files: keys.map { key in
-            (key, key.utf8.first == UInt8(ascii: "/") ? AT_FDCWD : directory)
-        })
+        prefetch = StatPrefetch(paths: keys, relativeTo: self.keys.project.isEmpty ? "/" : self.keys.project)
     }
 
     /// The stat the prefetch took of the file with key `key` (see `statEntry(projectKey:)`):
@@ -127,11 +121,8 @@ public final class StateStore {
     /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); no stat
     /// is handed out from then on. Before a command starts: files may change from then on.
     public func stopPrefetching() {
-        guard let prefetch else { return }
-        prefetch.finish()
-        self.prefetch = nil
-        FileSystem.closeDirectory(prefetchDirectory)
-        prefetchDirectory = AT_FDCWD
+        prefetch?.finish()
+        prefetch = nil
     }
 
     /// Compacts if the events after the snapshot have grown large (unless `compacting` is false:
