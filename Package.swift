@@ -26,8 +26,10 @@ let package = Package(
         .target(name: "CLoader"),
         // Static inline wrappers for system calls Swift cannot call directly; only OpsrunProcess imports it.
         .target(name: "CProcessShims"),
+        // sched_getcpu and thread affinity, which Swift's Glibc leaves out; only OpsrunCore/ThreadPlacement.swift imports it.
+        .target(name: "CThreadPlacement"),
         // Locations, diagnostics, bytes, files, the clock: what every layer speaks.
-        .target(name: "OpsrunCore"),
+        .target(name: "OpsrunCore", dependencies: ["CThreadPlacement"]),
         // The operation/queue model: states, ready heap, named queues, failure policy, events.
         .target(name: "OpsrunEngine", dependencies: ["OpsrunCore"]),
         // Tasksfile.yaml → Manifest (plain values with source locations), and its cache.

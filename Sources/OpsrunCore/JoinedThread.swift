@@ -18,11 +18,20 @@ package final class JoinedThread<Result> {
     private let slot = Slot()
     private var joined = false
 
-    /// Starts `body` on a new thread.
-    package init(_ body: @escaping @Sendable () -> Result) {
+    /// Starts `body` on a new thread; `startingOnAnotherCPU`: on a CPU other than the caller's,
+    /// for a thread that works beside its creator (`ThreadPlacement`).
+    package init(startingOnAnotherCPU: Bool = false, _ body: @escaping @Sendable () -> Result) {
         let slot = slot
-        let context = Unmanaged.passRetained(ThreadStart { slot.value = body() }).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
+        let placement = startingOnAnotherCPU ? ThreadPlacement() : nil
+        let context = Unmanaged.passRetained(ThreadStart {
+            placement?.release()
+            slot.value = body()
+        }).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        placement?.apply(to: &attributes)
+        let status = pthread_create(&thread, &attributes, { context in
             Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)

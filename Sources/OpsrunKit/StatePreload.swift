@@ -22,12 +22,13 @@ public final class StatePreload {
     /// Starts opening `<manifestDirectory>/.opsrun`, or `nil` when it holds no state file of
     /// `minimumBytes` or more. With `prefetchingStats` (not with `-B`: every task runs), the
     /// store then starts statting the files it knows (`StateStore.prefetchStats`), so that the
-    /// stats are taken while the manifest is read and planned.
+    /// stats are taken while the manifest is read and planned. The thread starts on another CPU
+    /// than the caller's (`ThreadPlacement`): c300's no-op 5.22 -> 4.40 ms.
     public init?(manifestDirectory: String, minimumBytes: Int = StatePreload.minimumBytes, prefetchingStats: Bool = true) {
         let directory = StateDirectory.path(forManifestIn: manifestDirectory)
         guard let size = FileText.fileSize(directory + "/" + StateStore.fileName), size >= minimumBytes
         else { return nil }
-        opening = JoinedThread {
+        opening = JoinedThread(startingOnAnotherCPU: true) {
             let store = StateStore(directory: directory)
             if prefetchingStats { store.prefetchStats() }
             return store

@@ -68,7 +68,9 @@ final class StatPrefetch: @unchecked Sendable {
     private var seenDonePrefix = 0
 
     /// Starts statting `paths` (relative to `base`, or absolute) on `workers` threads besides the
-    /// caller's and returns at once; `nil` when `base` cannot be opened.
+    /// caller's and returns at once; `nil` when `base` cannot be opened. The workers start where
+    /// the kernel puts them, next to their creator: that is the state's thread, which ends right
+    /// after, not the run's (`ThreadPlacement` would put them on the run's CPU).
     init?(paths: [String], relativeTo base: String, workers: Int = StatPrefetch.workerCount) {
         directory = FileSystem.openDirectory(base)
         guard directory != AT_FDCWD else { return nil }
