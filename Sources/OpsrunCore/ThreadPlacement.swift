@@ -12,7 +12,7 @@ import CThreadPlacement
 /// (Benchmarks/README.md): the state's thread began its work 1.3 ms after it was created (median
 /// of 60 runs), the run's thread waited 0.8 ms for the state, and the other core idled; started
 /// elsewhere it began within 0.2 ms, and the no-op took 4.40 ms instead of 5.22 (alternated).
-package struct ThreadPlacement: @unchecked Sendable {
+package struct ThreadPlacement: Sendable {
     /// The creator's CPUs: the thread's once it runs (`release()`).
     private var allowed = Self.emptyMask()
     /// The creator's CPUs but the one it was running on: where the thread may start.
