@@ -1,7 +1,4 @@
 import CThreadPlacement
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Where a thread that works beside its creator starts: on a CPU other than the creator's, then
 /// free to run anywhere its creator may.
@@ -14,51 +11,33 @@ import CThreadPlacement
 /// elsewhere it began within 0.2 ms, and the no-op took 4.40 ms instead of 5.22 (alternated).
 package struct ThreadPlacement: Sendable {
     /// The creator's CPUs: the thread's once it runs (`release()`).
-    private var allowed = Self.emptyMask()
+    private let allowed: CPUMask
     /// The creator's CPUs but the one it was running on: where the thread may start.
-    private var elsewhere = Self.emptyMask()
-    /// The CPU left out.
-    package let creatorCPU: Int
+    private let elsewhere: CPUMask
 
     /// The placement for a thread the calling thread is about to create; `nil` when it may run
     /// on one CPU only (or the kernel will not say), where nothing else can be done.
     package init?() {
-        guard ctp_allowed_cpus(&allowed) == 0 else { return nil }
-        creatorCPU = Int(ctp_current_cpu())
-        guard creatorCPU >= 0 else { return nil }
-        elsewhere = allowed
-        let bitsPerWord = UInt.bitWidth
-        var others = 0
-        withUnsafeMutableBytes(of: &elsewhere) { raw in
-            let words = raw.bindMemory(to: UInt.self)
-            guard creatorCPU / bitsPerWord < words.count else { return }
-            words[creatorCPU / bitsPerWord] &= ~(UInt(1) << UInt(creatorCPU % bitsPerWord))
-            others = words.reduce(0) { $0 + $1.nonzeroBitCount }
-        }
-        if others == 0 { return nil }
+        let cpu = Int(ctp_current_cpu())
+        guard let allowed = CPUMask.ofCallingThread(), cpu >= 0 else { return nil }
+        var elsewhere = allowed
+        elsewhere.remove(cpu)
+        if elsewhere.cpus.isEmpty { return nil }
+        self.allowed = allowed
+        self.elsewhere = elsewhere
     }
 
     /// Sets `attributes` so that the thread starts on one of the CPUs `elsewhere`.
     func apply(to attributes: inout pthread_attr_t) {
-        var elsewhere = elsewhere
-        _ = ctp_start_on_cpus(&attributes, &elsewhere)
+        var words = elsewhere.words
+        _ = words.withUnsafeMutableBytes { ctp_start_on_cpus(&attributes, $0.baseAddress) }
     }
 
     /// On the new thread, first thing: it may run on every CPU its creator may.
-    func release() {
-        var allowed = allowed
-        _ = ctp_allow_cpus(&allowed)
-    }
-
-    /// Whether `cpu` is one where the thread may start.
-    package func mayStart(on cpu: Int) -> Bool { Self.contains(elsewhere, cpu) }
+    func release() { allowed.applyToCallingThread() }
 
     /// The CPUs the calling thread may run on.
-    package static func allowedCPUs() -> [Int] {
-        var mask = emptyMask()
-        guard ctp_allowed_cpus(&mask) == 0 else { return [] }
-        return (0..<Int(CTP_MASK_BYTES) * 8).filter { contains(mask, $0) }
-    }
+    package static func allowedCPUs() -> [Int] { CPUMask.ofCallingThread()?.cpus ?? [] }
 
     /// The CPU the calling thread is running on, or -1.
     package static func currentCPU() -> Int { Int(ctp_current_cpu()) }
@@ -66,25 +45,41 @@ package struct ThreadPlacement: Sendable {
     /// Lets the calling thread run on `cpus` only (tests).
     @discardableResult
     package static func allow(_ cpus: [Int]) -> Bool {
-        var mask = emptyMask()
-        withUnsafeMutableBytes(of: &mask) { raw in
-            let words = raw.bindMemory(to: UInt.self)
-            for cpu in cpus where cpu / UInt.bitWidth < words.count {
-                words[cpu / UInt.bitWidth] |= UInt(1) << UInt(cpu % UInt.bitWidth)
-            }
-        }
-        return ctp_allow_cpus(&mask) == 0
+        var mask = CPUMask()
+        for cpu in cpus { mask.insert(cpu) }
+        return mask.applyToCallingThread()
+    }
+}
+
+/// A set of CPUs as the kernel's affinity calls take it: `CTP_MASK_BYTES` of bits.
+private struct CPUMask: Sendable {
+    static let bitsPerWord = UInt.bitWidth
+    private(set) var words = [UInt](repeating: 0, count: Int(CTP_MASK_BYTES) / MemoryLayout<UInt>.size)
+
+    static func ofCallingThread() -> CPUMask? {
+        var mask = CPUMask()
+        let status = mask.words.withUnsafeMutableBytes { ctp_allowed_cpus($0.baseAddress) }
+        return status == 0 ? mask : nil
     }
 
-    private typealias Mask = (UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt)
-
-    private static func emptyMask() -> Mask { (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
-
-    private static func contains(_ mask: Mask, _ cpu: Int) -> Bool {
-        withUnsafeBytes(of: mask) { raw in
-            let words = raw.bindMemory(to: UInt.self)
-            guard cpu >= 0, cpu / UInt.bitWidth < words.count else { return false }
-            return words[cpu / UInt.bitWidth] & (UInt(1) << UInt(cpu % UInt.bitWidth)) != 0
-        }
+    @discardableResult
+    func applyToCallingThread() -> Bool {
+        words.withUnsafeBytes { ctp_allow_cpus($0.baseAddress) } == 0
     }
+
+    var cpus: [Int] { (0..<words.count * Self.bitsPerWord).filter(contains) }
+
+    func contains(_ cpu: Int) -> Bool {
+        cpu >= 0 && cpu < words.count * Self.bitsPerWord && words[cpu / Self.bitsPerWord] & bit(cpu) != 0
+    }
+
+    mutating func insert(_ cpu: Int) {
+        if cpu >= 0 && cpu < words.count * Self.bitsPerWord { words[cpu / Self.bitsPerWord] |= bit(cpu) }
+    }
+
+    mutating func remove(_ cpu: Int) {
+        if cpu >= 0 && cpu < words.count * Self.bitsPerWord { words[cpu / Self.bitsPerWord] &= ~bit(cpu) }
+    }
+
+    private func bit(_ cpu: Int) -> UInt { UInt(1) << UInt(cpu % Self.bitsPerWord) }
 }

@@ -8,8 +8,8 @@ import OpsrunIncremental
 ///
 /// Only where a state file of `minimumBytes` or more exists: a project without one opens (and
 /// creates) it when it runs, as before, and nothing is locked for a project that has never
-/// recorded anything. The thread is
-/// this object's: `take()` joins it, and so does letting the object go untaken (an error).
+/// recorded anything. The thread is this object's: `take()` joins it, and so does letting the
+/// object go untaken (an error).
 public final class StatePreload {
     private let opening: JoinedThread<StateStore>
 

@@ -49,13 +49,4 @@ import Testing
         #expect(thread.cpu == cpu)
         #expect(thread.allowed == [cpu])
     }
-
-    @Test(.enabled(if: cpus.count >= 2, "needs two CPUs"))
-    func thePlacementLeavesOutOnlyTheCreatorsCPU() throws {
-        let placement = try #require(ThreadPlacement())
-        #expect(!placement.mayStart(on: placement.creatorCPU))
-        for cpu in Self.cpus where cpu != placement.creatorCPU {
-            #expect(placement.mayStart(on: cpu))
-        }
-    }
 }
