@@ -8,7 +8,9 @@ import Testing
 /// SPEC §13: under `--watch`, services stay up between runs unless their own definition changes,
 /// and stop when the watch ends.
 extension WatchTests {
-    /// `db` writes its pid to `db.pids` each time it starts: one line per start.
+    /// `db` writes its pid to `db.pids` each time it starts: one line per start. A service without
+    /// a ready check is ready once spawned, so `use` may finish before `db`'s shell writes its line:
+    /// the tests wait for the line itself.
     static func serviceManifest(sleep seconds: Int = 60, sources: Bool = true) -> String {
         """
         tasks:
@@ -39,6 +41,7 @@ extension WatchTests {
             waitForWatching(running, run + 2)
         }
         #expect(lines(project, "use-log") == ["used", "used", "used"])
+        waitForLines(project, "db.pids", 1)
         // Started once, and still up while watching.
         let started = pids(project)
         #expect(started.count == 1, "db started \(started.count) times:\n\(running.outputSoFar)")
@@ -63,6 +66,7 @@ extension WatchTests {
             .write(toFile: project.path("Tasksfile.yaml"), atomically: true, encoding: .utf8)
         waitForLines(project, "use-log", 2)
         waitForWatching(running, 2)
+        waitForLines(project, "db.pids", 2)
         let started = pids(project)
         #expect(started.count == 2, "db started \(started.count) times:\n\(running.outputSoFar)")
         // The old one was stopped before the new one started.
@@ -87,6 +91,7 @@ extension WatchTests {
         try "b\n".write(toFile: project.path("src/a.txt"), atomically: true, encoding: .utf8)
         waitForLines(project, "use-log", 2)
         waitForWatching(running, 2)
+        waitForLines(project, "db.pids", 2)
         #expect(pids(project).count == 2, "\(running.outputSoFar)")
         #expect(!running.outputSoFar.contains("✗"), "\(running.outputSoFar)")
 
