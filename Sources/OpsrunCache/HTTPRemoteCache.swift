@@ -138,7 +138,7 @@ package final class HTTPRemoteCache: RemoteCacheClient {
 
     /// `http://user:token@host/x` → `http://host/x`: the URL as warnings show it.
     package static func withoutCredentials(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         guard let at = rest[..<hostEnd].lastIndex(of: "@") else { return url }

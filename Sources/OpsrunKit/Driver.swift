@@ -1,8 +1,11 @@
 import OpsrunCore
 import OpsrunEngine
+import OpsrunGraph
+import OpsrunManifest
 import OpsrunPlan
-import OpsrunReport
 import OpsrunProcess
+import OpsrunReport
+
 /// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
 /// print the plan, or run. Returns the exit code; says everything through the `Status`.
 public enum Driver {

@@ -1,8 +1,13 @@
 import OpsrunCache
 import OpsrunCore
 import OpsrunEngine
+import OpsrunGraph
+import OpsrunIncremental
+import OpsrunManifest
+import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport
+
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
     /// then writes the `reports` asked for (SPEC §8).

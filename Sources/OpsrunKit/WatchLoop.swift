@@ -4,6 +4,7 @@
 import OpsrunCore
 import OpsrunEngine
 import OpsrunIncremental
+import OpsrunManifest
 import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport

@@ -1,5 +1,7 @@
 import OpsrunCore
+import OpsrunGraph
 import OpsrunManifest
+
 /// What the environment must hold before a run (or its plan) starts (SPEC §10): every selected
 /// task's `requires` variables set and not empty, and every `${NAME:?message}` it expands (in its
 /// `env`, `dir`, `sources`, `outputs` and `depfile`, and the manifest's `env`) satisfied. Tasks that are not

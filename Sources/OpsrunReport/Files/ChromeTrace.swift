@@ -6,6 +6,9 @@
 /// and two slices never overlap on one lane. A retry may land on another lane than its first try.
 /// Times are microseconds from the run's start. Tasks that did not run (up to date, cancelled,
 /// groups) have no slice; the report and the summary list them.
+
+import OpsrunEngine
+
 public enum ChromeTrace {
     public static func render(_ run: FinishedRun) -> String {
         struct Slice {

@@ -9,6 +9,9 @@
 /// - Groups (tasks with only `deps`) pass with time 0.
 /// - Times are seconds to the millisecond; the suite's `timestamp` is UTC to the second, without a
 ///   zone, as the JUnit schema has it.
+
+import OpsrunEngine
+
 public enum JUnitXML {
     public static func render(_ run: FinishedRun) -> String {
         let report = run.report

@@ -1,4 +1,6 @@
 import OpsrunGraph
+import OpsrunManifest
+
 /// How `--graph` shows services (SPEC §11): each with the tasks whose end stops it.
 extension GraphPrinter {
     /// By service id: `service, stopped once test and report have ended`. Empty (and no work

@@ -1,4 +1,8 @@
+import OpsrunCore
+import OpsrunEngine
 import OpsrunGraph
+import OpsrunManifest
+
 /// `--graph`: the dependency graph of the tasks asked, as a tree, JSON, Graphviz or Mermaid.
 ///
 /// Shows the given root tasks and everything they need. With no roots it shows every task: the

@@ -1,6 +1,9 @@
 import OpsrunCore
+import OpsrunEngine
 import OpsrunGraph
+import OpsrunManifest
 import OpsrunPlan
+
 /// A task's depfile as `-n` shows it: its path (variables expanded) and the files it listed after
 /// the task's last success, as recorded (`nil`: no record of them).
 public struct PlanDepfile: Equatable, Sendable {
