@@ -66,9 +66,11 @@ public final class StateStore {
     private var lockDescriptor: Int32 = -1
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
-    /// Stats of the files the snapshot knows, being taken on other threads (`prefetchStats()`),
-    /// by position in the snapshot.
+    /// Stats of the files the state knows, being taken on other threads (`prefetchStats()`): those
+    /// of the snapshot by their position in it, then those only the events know (`prefetchedEvents`).
     private var prefetch: StatPrefetch?
+    /// Where in `prefetch` the stats of files with an entry in the events only are.
+    private var prefetchedEvents: [String: Int] = [:]
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
@@ -92,15 +94,30 @@ public final class StateStore {
 
     // MARK: - Prefetching stats
 
-    /// Starts statting, on other threads, every file the snapshot has a stat entry for (see
+    /// Starts statting, on other threads, every file the state has a stat entry for (see
     /// `StatPrefetch`): `prefetchedStatus` then hands out those stats, until `stopPrefetching()`,
     /// the first write or `close`. Nothing happens for fewer than `StatPrefetch.minimumFileCount` files.
+    /// The events' entries count too: the first no-op after a clean build records its outputs'
+    /// there (they were too new to trust when written), and fewer than 64 KiB of events are never
+    /// compacted, so every later no-op statted c300's 300 objects on the run's thread (4.55 ->
+    /// 3.69 ms, five alternations).
     public func prefetchStats() {
-        guard prefetch == nil, !isDisabled, let count = snapshot?.statCount, count >= StatPrefetch.minimumFileCount,
-              let keys = snapshot?.statKeys()
-        else { return }
+        guard prefetch == nil, !isDisabled else { return }
+        var keys = snapshot?.statKeys() ?? []
+        var events: [String: Int] = [:]
+        for key in stats.keys where !snapshotHasStat(key) {
+            events[key] = keys.count
+            keys.append(key)
+        }
+        guard keys.count >= StatPrefetch.minimumFileCount else { return }
+        prefetchedEvents = events
         // Keys are relative to the project unless they start with "/".
         prefetch = StatPrefetch(paths: keys, relativeTo: self.keys.project.isEmpty ? "/" : self.keys.project)
+    }
+
+    private func snapshotHasStat(_ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) } != nil
     }
 
     /// The stat the prefetch took of the file with key `key` (see `statEntry(projectKey:)`):
@@ -108,7 +125,9 @@ public final class StateStore {
     func prefetchedStatus(projectKey key: String) -> FileStatus?? {
         guard let prefetch else { return nil }
         var key = key
-        guard let position = key.withUTF8({ snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) }) else { return nil }
+        guard let position = key.withUTF8({ snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) })
+            ?? prefetchedEvents[key]
+        else { return nil }
         return .some(prefetch.status(ofFile: position))
     }
 
@@ -123,6 +142,7 @@ public final class StateStore {
     public func stopPrefetching() {
         prefetch?.finish()
         prefetch = nil
+        prefetchedEvents = [:]
     }
 
     /// Compacts if the events after the snapshot have grown large (unless `compacting` is false:

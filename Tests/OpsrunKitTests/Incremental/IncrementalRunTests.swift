@@ -200,6 +200,34 @@ import Testing
         check(.mustRun(.sourceChanged(outside.absolute("shared.c"))), "the edit outside the project")
     }
 
+    /// A clean build's outputs are too new to trust when it records them; the next run records
+    /// their stat entries after the snapshot, where they stay while the events are few. Their
+    /// stats are prefetched all the same, and an edit among them is seen.
+    @Test func statsRecordedAfterTheSnapshotArePrefetchedToo() {
+        let scratch = ScratchDirectory()
+        let specs = Self.compileTasks(StatPrefetch.minimumFileCount, in: scratch)
+        let state = scratch.absolute(".opsrun")
+        Self.runEvery(specs, stateDirectory: state, in: scratch)
+        Self.trustFiles(of: specs.map { spec in var sourcesOnly = spec; sourcesOnly.outputs = []; return sourcesOnly }, stateDirectory: state)
+        let store = StateStore(directory: state, creating: true)
+        let hasher = FileHasher()
+        let outputs = specs.map { scratch.absolute($0.outputs[0]) }
+        #expect(throws: Never.self) {
+            try store.recordStatEntries(outputs.map { path in
+                (path, StatCacheEntry(status: FileSystem.status(path)!, digest: hasher.digest(ofFileAt: path)!, isTrusted: true))
+            })
+        }
+        #expect(store.close() == nil)
+
+        scratch.write("out/t9", "another object")
+        let run = IncrementalRun(stateDirectory: state, force: false, tasks: specs, store: { Self.prefetchingStore(state) })
+        #expect(run.store.prefetchedStatus(projectKey: "out/t3") == .some(FileSystem.status(outputs[3])))
+        #expect(run.store.prefetchedStatus(projectKey: "src/t3.c") == .some(FileSystem.status(scratch.absolute("src/t3.c"))))
+        let ran = specs.indices.filter { !run.check(specs[$0], index: $0).verdict.isUpToDate }
+        #expect(ran == [9])
+        #expect(run.finish() == nil)
+    }
+
     /// One run of `compileTasks`' tasks in which each runs, writing `out/t<index>`, and is recorded.
     static func runEvery(_ specs: [IncrementalTaskSpec], stateDirectory: String, in scratch: ScratchDirectory) {
         let run = IncrementalRun(stateDirectory: stateDirectory, force: false, tasks: specs)
