@@ -67,10 +67,9 @@ public final class StateStore {
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
     /// Stats of the files the state knows, being taken on other threads (`prefetchStats()`): those
-    /// of the snapshot by their position in it, then those only the events know (`prefetchedEvents`).
-    private var prefetch: StatPrefetch?
-    /// Where in `prefetch` the stats of files with an entry in the events only are.
-    private var prefetchedEvents: [String: Int] = [:]
+    /// of the snapshot by their position in it, then those only the events know, at their
+    /// `eventPositions`.
+    private var prefetch: (stats: StatPrefetch, eventPositions: [String: Int])?
 
     /// Opens the state in `directory` (normally `<manifest directory>/.opsrun`) and reads it. Never
     /// fails: an unreadable, foreign or damaged file is a warning in `diagnostics` and empty state.
@@ -112,10 +111,11 @@ public final class StateStore {
             events[key] = keys.count
             keys.append(key)
         }
-        guard keys.count >= StatPrefetch.minimumFileCount else { return }
-        prefetchedEvents = events
         // Keys are relative to the project unless they start with "/".
-        prefetch = StatPrefetch(paths: keys, relativeTo: self.keys.project.isEmpty ? "/" : self.keys.project)
+        guard keys.count >= StatPrefetch.minimumFileCount,
+              let taking = StatPrefetch(paths: keys, relativeTo: self.keys.project.isEmpty ? "/" : self.keys.project)
+        else { return }
+        prefetch = (taking, events)
     }
 
     private func snapshotHasStat(_ key: String) -> Bool {
@@ -129,9 +129,9 @@ public final class StateStore {
         guard let prefetch else { return nil }
         var key = key
         guard let position = key.withUTF8({ snapshot?.statPosition(key: UnsafeRawBufferPointer($0)) })
-            ?? prefetchedEvents[key]
+            ?? prefetch.eventPositions[key]
         else { return nil }
-        return .some(prefetch.status(ofFile: position))
+        return .some(prefetch.stats.status(ofFile: position))
     }
 
     /// The same for the file at `path` (absolute).
@@ -143,9 +143,8 @@ public final class StateStore {
     /// Stops the stat prefetch and joins its threads (each ends with the chunk it holds); no stat
     /// is handed out from then on. Before a command starts: files may change from then on.
     public func stopPrefetching() {
-        prefetch?.finish()
+        prefetch?.stats.finish()
         prefetch = nil
-        prefetchedEvents = [:]
     }
 
     /// Compacts if the events after the snapshot have grown large (unless `compacting` is false:
