@@ -12,6 +12,9 @@ import Testing
         /// What each task's "command" writes to its outputs; change it to make a task write other bytes.
         var objectContent = "object 1"
         var specs: [IncrementalTaskSpec] = []
+        /// Check as a run does: each task by its index, with its prerequisites' indices (rather
+        /// than by name, as a task checked on its own is).
+        var checksByIndex = false
 
         init() {
             scratch.write("src/a.c", "int a;")
@@ -37,10 +40,13 @@ import Testing
         /// One run: each task's verdict as `--explain` would print it.
         @discardableResult
         func run(force: Bool = false, failing: Set<String> = [], dryRun: Bool = false) -> [String] {
-            let run = IncrementalRun(stateDirectory: stateDirectory, force: force)
+            let run = checksByIndex
+                ? IncrementalRun(stateDirectory: stateDirectory, force: force, tasks: specs)
+                : IncrementalRun(stateDirectory: stateDirectory, force: force)
             var lines: [String] = []
-            for spec in specs {
-                let check = run.check(spec)
+            for (index, spec) in specs.enumerated() {
+                let prerequisites = spec.prerequisites.map { name in specs.firstIndex { $0.name == name }! }
+                let check = checksByIndex ? run.check(spec, index: index, prerequisiteIndices: prerequisites) : run.check(spec)
                 lines.append("\(spec.name): \(check.verdict)")
                 if check.verdict.isUpToDate || dryRun { continue }
                 #expect(run.willRun(check) == nil)
@@ -355,8 +361,9 @@ import Testing
         #expect(project.run(dryRun: true) == ["compile: source src/a.c changed", "link: source link.ld changed"])
     }
 
-    @Test func aGroupStandsForItsPrerequisites() {
+    @Test(arguments: [false, true]) func aGroupStandsForItsPrerequisites(checksByIndex: Bool) {
         let project = Project()
+        project.checksByIndex = checksByIndex
         project.scratch.write("pkg.txt", "package")
         project.specs = [
             project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
@@ -389,8 +396,9 @@ import Testing
 
     /// SPEC §5: a prerequisite that wrote different outputs reruns a dependent without sources, and
     /// one that ran without declaring outputs (make's phony prerequisite) does too.
-    @Test func withoutSourcesPrerequisitesDecideAsMakeWould() {
+    @Test(arguments: [false, true]) func withoutSourcesPrerequisitesDecideAsMakeWould(checksByIndex: Bool) {
         let project = Project()
+        project.checksByIndex = checksByIndex
         project.specs = [
             project.spec("compile", sources: ["src/*.c"], outputs: ["build/main.o"]),
             project.spec("test", prerequisites: ["compile"]),
