@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import OpsrunCore
 import OpsrunReport
 
 /// Everything one `opsrun` command line asks for, as plain values. The executable fills it in.
@@ -49,7 +47,5 @@ public struct Invocation: Sendable {
     public init() {}
 
     /// Processors this process may run on (the default of `-j`).
-    public static var processorCount: Int {
-        Int(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
+    public static var processorCount: Int { Processors.online }
 }

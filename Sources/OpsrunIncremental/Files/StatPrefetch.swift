@@ -90,7 +90,7 @@ final class StatPrefetch: @unchecked Sendable {
     /// One worker per core but the checking thread's, which takes chunks itself when it catches
     /// up: a worker on every core made three busy threads on two cores, and the 10k no-op about
     /// 6 ms slower (medians of 60 interleaved runs: 63-69 against 58-61 ms).
-    static var workerCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
+    static var workerCount: Int { max(1, Processors.online - 1) }
 
     /// Stops handing out chunks and waits for the workers to end (each finishes the chunk it
     /// holds); call before the first command of the run starts, and at the latest before letting
