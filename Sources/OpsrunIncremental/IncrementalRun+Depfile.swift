@@ -6,8 +6,8 @@
 // times are coarse), what the command read is unknown, so unless a prerequisite of this run left
 // exactly those bytes it is recorded with a digest nothing matches, and the next run runs the task
 // again rather than believe a digest of bytes the command may never have seen. A listed file that
-// is not there is recorded the same way. A depfile not written, unreadable or malformed is a
-// warning, and the record says so: the task runs again next time (never a false "up to date").
+// is not there is recorded the same way. A depfile not written (missing, or older than the
+// command's start), unreadable or malformed is a warning, and the record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
 import Glibc
@@ -62,8 +62,18 @@ extension IncrementalRun {
         let shown = task.depfile ?? ""
         var input = check.input
         input.sources = check.declaredSources
+        let path = FileSystem.join(task.absoluteDirectory, shown)
+        // A depfile last changed before the command started is an earlier run's (the command no
+        // longer writes it): what it lists says nothing of what this run read.
+        if let status = FileSystem.status(path),
+            max(status.modificationNanoseconds, status.changeNanoseconds) < startedAt
+        {
+            return (input, DepfileRecord(inputs: [], problem: .missing), Diagnostic(
+                .warning, at: nil,
+                "task '\(task.name)' succeeded without writing its depfile '\(shown)' (the file there is older than the task's start); it runs again next time"))
+        }
         let inputs: [String]
-        switch Self.depfileInputs(at: FileSystem.join(task.absoluteDirectory, shown)) {
+        switch Self.depfileInputs(at: path) {
         case .success(let listed):
             inputs = listed
         case .failure(.missing):

@@ -4,7 +4,7 @@
 // GCC and Clang write and ninja's depfile parser reads (src/depfile_parser.in.cc), not the whole of
 // make's syntax:
 //   - words are separated by spaces and tabs; a newline (`\n` or `\r\n`) ends a rule; one `\`
-//     before a newline continues the rule on the next line;
+//     before a newline continues the rule on the next line (at the very end, it ends the rule);
 //   - a word ending in `:` ends the targets of its rule (`a.o b.o: x.h` has two targets; `a.o : x.h`
 //     with the colon alone works too); everything after it, up to the end of the rule, is an input;
 //   - `2N+1` backslashes and a space are `N` backslashes and a space inside a name (`my\ file.h`);
@@ -114,6 +114,10 @@ enum DepfileParser {
             while peek(count) == UInt8(ascii: "\\") { count += 1 }
             let next = peek(count)
             switch next {
+            case nil where count == 1:
+                // A continuation with nothing after it (a file cut short): it ends the rule.
+                index += 1
+                return true
             case UInt8(ascii: "\n") where count == 1:
                 index += 2
                 return false

@@ -27,6 +27,12 @@ import Testing
         #expect(try inputs("a.o: a.c \\\r\n b.h\r\n") == ["a.c", "b.h"])
     }
 
+    @Test func aContinuationAtTheVeryEndListsNothingMore() throws {
+        // A file cut short after its last `\`: no input named `\`, which would never exist.
+        #expect(try inputs("out/a.o: a.c h.h \\") == ["a.c", "h.h"])
+        #expect(try inputs("out/a.o: a.c h.h\\") == ["a.c", "h.h"])
+    }
+
     @Test func anEscapedSpaceIsPartOfTheName() throws {
         #expect(try inputs("a.o: my\\ file.h other.h\n") == ["my file.h", "other.h"])
         // 2N+1 backslashes and a space: N backslashes and a space; 2N: the backslashes end the name.

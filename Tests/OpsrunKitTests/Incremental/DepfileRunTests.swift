@@ -17,6 +17,8 @@ import Testing
         ]
         /// Written instead of a depfile, by name; `""`: no depfile at all.
         var depfileText: [String: String] = [:]
+        /// Tasks whose command writes no depfile and leaves the one an earlier run wrote.
+        var leavesOldDepfile: Set<String> = []
         /// Run while a task "runs", after its commands started.
         var whileRunning: (String) -> Void = { _ in }
         /// Warnings of the last run.
@@ -49,6 +51,7 @@ import Testing
                 whileRunning(name)
                 scratch.write("build/\(name).o", "object of \(name)")
                 switch depfileText[name] {
+                case _ where leavesOldDepfile.contains(name): break
                 case "": scratch.remove("build/\(name).d")
                 case let text?: scratch.write("build/\(name).d", text)
                 case nil:
@@ -115,6 +118,21 @@ import Testing
         #expect(project.run(["a"]) == ["compile[a]: its last run did not write its depfile build/a.d"])
         #expect(project.warnings == [])
         #expect(project.run(["a"]) == ["compile[a]: up to date"])
+    }
+
+    @Test func aDepfileLeftByAnEarlierRunIsNotTrusted() {
+        let project = Project()
+        project.run(["a"])
+        // The command stops writing its depfile, and the source now includes one more header.
+        project.leavesOldDepfile = ["a"]
+        project.scratch.write("src/a.c", "#include \"c.h\"")
+        #expect(project.run(["a"]) == ["compile[a]: source src/a.c changed"])
+        #expect(project.warnings == [
+            "warning: task 'compile[a]' succeeded without writing its depfile 'build/a.d' (the file there is older than the task's start); it runs again next time",
+        ])
+        // Never "up to date" on the old list, which does not name c.h.
+        project.scratch.write("include/c.h", "// c, edited")
+        #expect(project.run(["a"]) == ["compile[a]: its last run did not write its depfile build/a.d"])
     }
 
     @Test func aMalformedDepfileIsWarnedAndTheTaskRunsAgain() {
