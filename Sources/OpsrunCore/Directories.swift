@@ -26,11 +26,27 @@ public enum Directories {
             code = errno
         }
         if code == EEXIST {
-            var info = stat()
-            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return nil }
+            if isDirectory(path) { return nil }
             return Failure(path: path, reason: "a file is in the way")
         }
+        if code == ENOTDIR {
+            // A file where a parent should be: name that one, not the directory asked for.
+            var parent = parentPath(of: path)
+            while !parent.isEmpty, parent != "/" {
+                var info = stat()
+                if stat(parent, &info) == 0 {
+                    if info.st_mode & S_IFMT != S_IFDIR { return Failure(path: parent, reason: "a file is in the way") }
+                    break
+                }
+                parent = parentPath(of: parent)
+            }
+        }
         return Failure(path: path, reason: reason(code))
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The absolute parent directories of the `outputs` written without wildcards (`*`, `?`, `[`,
