@@ -83,14 +83,18 @@ struct CycleSearch {
         path.append(path.first ?? "")
         var notes: [String] = []
         notes.reserveCapacity(cycle.count)
-        for (u, k) in cycle {
+        // Headed with the file every edge is written in (an included manifest's own cycle), else
+        // with the root's.
+        var file: String?
+        for (index, (u, k)) in cycle.enumerated() {
             covered[edgeOffset[u] + k] = true
             let v = graph.prerequisites[u][k]
             let location = graph.prerequisiteLocations[u][k]
             notes.append("  \(location): '\(graph.names[u])' depends on '\(graph.names[v])'")
+            if index == 0 { file = location.file } else if file != location.file { file = nil }
         }
         return Diagnostic(
-            .error, at: nil, file: graph.file,
+            .error, at: nil, file: file ?? graph.file,
             "dependency cycle: " + path.joined(separator: " -> "), notes: notes)
     }
 

@@ -162,6 +162,23 @@ import Testing
         }
     }
 
+    @Test func aDependencyCycleInsideAnIncludedFileIsHeadedWithThatFile() {
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: echo\n")
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [c], run: echo }\n  c: { deps: [b], run: echo }\n")
+        do {
+            _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
+            Issue.record("a cycle must not load")
+        } catch {
+            #expect(error.diagnostics.map { ([$0.description] + $0.notes).joined(separator: "\n") } == [
+                """
+                web/Tasksfile.yaml: error: dependency cycle: web:b -> web:c -> web:b
+                  web/Tasksfile.yaml:2:15: 'web:b' depends on 'web:c'
+                  web/Tasksfile.yaml:3:15: 'web:c' depends on 'web:b'
+                """
+            ])
+        }
+    }
+
     @Test func aSubProjectRunAloneKeepsItsRootReferencesForTheRunToRefuse() throws {
         writeMonorepo()
         let alone = try load("web/Tasksfile.yaml")
