@@ -72,10 +72,15 @@ public struct RunSession {
         let rootTasks = project.manifest.tasks.filter { $0.baseDirectory == nil }.map { ":" + $0.name }
         let diagnostics = project.manifest.rootReferences.filter { selected.contains($0.task) }.map { reference in
             let name = reference.reference.value
+            // Written in the manifest run (a sub-project run on its own, most likely), or in one it
+            // includes (a misspelt name, most likely: the manifest run is that file's root).
+            let inTopManifest = project.manifest.tasks.first { $0.name == reference.task }?.baseDirectory == nil
+            let why = inTopManifest
+                ? "; a name starting with ':' is a task of the root manifest, so a sub-project that uses one runs "
+                    + "from the manifest that includes it" : ""
             return Diagnostic.error(
                 "task '\(reference.task)' depends on '\(name)', but \(project.source.displayName) has no task '\(name.dropFirst())'"
-                    + "\(Suggestion.phrase(for: name, in: rootTasks)); a name starting with ':' is a task of the root "
-                    + "manifest, so a sub-project that uses one runs from the manifest that includes it",
+                    + why + Suggestion.phrase(for: name, in: rootTasks),
                 at: reference.reference.location)
         }
         if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: project.sourceTexts) }
@@ -152,9 +157,14 @@ public struct RunSession {
     static func environmentBuilder(
         of project: Project, invocation: Invocation, environment: [String: String]
     ) throws(ProjectError) -> EnvironmentBuilder {
-        EnvironmentBuilder(
-            processEnvironment: environment, dotenv: try dotenv(of: project),
-            manifestEnvironment: project.manifest.environment, overrides: invocation.variables)
+        var namespaceDotenv: [(namespace: String, values: [(name: String, value: String)])] = []
+        for namespace in project.manifest.namespaces where !namespace.dotenvFiles.isEmpty {
+            namespaceDotenv.append((namespace.name, try dotenv(namespace.dotenvFiles, of: project)))
+        }
+        return EnvironmentBuilder(
+            processEnvironment: environment, dotenv: try dotenv(project.manifest.dotenvFiles, of: project),
+            manifestEnvironment: project.manifest.environment, overrides: invocation.variables,
+            namespaceDotenv: namespaceDotenv)
     }
 
     /// Joins the threads the session started (the stat prefetch's), finished or not: before the
@@ -198,10 +208,10 @@ public struct RunSession {
         return (run, specs)
     }
 
-    /// The `dotenv` files that exist, in order; a malformed one is a manifest error.
-    static func dotenv(of project: Project) throws(ProjectError) -> [(name: String, value: String)] {
+    /// The values of those of `files` that exist, in order; a malformed one is a manifest error.
+    static func dotenv(_ files: [Located<String>], of project: Project) throws(ProjectError) -> [(name: String, value: String)] {
         var values: [(name: String, value: String)] = []
-        for file in project.manifest.dotenvFiles {
+        for file in files {
             // Joined, not normalized: the kernel resolves `link/..` as `cat` would.
             let path = file.value.hasPrefix("/") ? file.value : project.manifest.directory + "/" + file.value
             guard FileText.isFile(path), let text = FileText.read(path) else { continue }

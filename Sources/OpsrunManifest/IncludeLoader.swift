@@ -8,7 +8,8 @@ import OpsrunCore
 //   - each included task carries its manifest's directory (`baseDirectory`, the base of its `dir`
 //     and its default working directory) and its manifest's `env` (and its including manifests'),
 //     put before its own `env`, on top of the root's;
-//   - its queues are `web:net`; its `dotenv` files are read for the run, from its directory.
+//   - its queues are `web:net`; its `dotenv` files are kept with its namespace, read from its
+//     directory for its own tasks (and its includes' tasks), on top of the root's `env`.
 // Names that reach outside a file are checked once every file is read. A `:NAME` that names no
 // task of the top manifest is not an error here: that manifest may be a sub-project run on its
 // own (`opsrun -C web`), which still runs the tasks that do not need it (`rootReferences`).
@@ -196,15 +197,15 @@ struct IncludeLoader {
             renamed.name = prefix + queue.name
             result.queues.append(renamed)
         }
-        for dotenv in file.manifest.dotenvFiles {
+        let dotenvFiles = file.manifest.dotenvFiles.map { dotenv in
             var rebased = dotenv
             if !dotenv.value.hasPrefix("/"), let base { rebased.value = base + "/" + dotenv.value }
-            result.dotenvFiles.append(rebased)
+            return rebased
         }
         result.namespaces.append(NamespaceSpec(
             name: String(prefix.dropLast()), file: context.display, directory: base ?? ".",
             defaultTasks: file.manifest.defaultTasks.map { Self.fullName($0.value, prefix: prefix) },
-            location: entry.location))
+            location: entry.location, dotenvFiles: dotenvFiles))
         for name in file.manifest.defaultTasks
         where TaskSpecReader.isOutsideReference(name.value, includeNamespaces: namespaces) || namespaces.contains(name.value) {
             pending.append(PendingName(place: .defaultTask, written: name, prefix: prefix, owner: ""))

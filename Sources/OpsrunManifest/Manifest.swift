@@ -12,7 +12,8 @@ public struct Manifest: Equatable, Sendable {
     public var defaultTasks: [Located<String>]
     /// `env:` in the order written; values may refer to `${NAME}`.
     public var environment: [EnvironmentEntry]
-    /// `dotenv:` files, relative to `directory`, loaded when present.
+    /// The root manifest's `dotenv:` files, relative to `directory`, loaded when present (an
+    /// included manifest's are its namespace's: `NamespaceSpec.dotenvFiles`).
     public var dotenvFiles: [Located<String>]
     /// `queues:` in the order written.
     public var queues: [QueueSpec]
@@ -173,13 +174,20 @@ public struct NamespaceSpec: Equatable, Sendable {
     public var defaultTasks: [String]
     /// Where the `includes` entry is written.
     public var location: SourceLocation
+    /// Its `dotenv` files, relative to the root manifest's directory (or absolute): read for its
+    /// own tasks (and those of the manifests it includes), on top of the root's `env`.
+    public var dotenvFiles: [Located<String>]
 
-    public init(name: String, file: String, directory: String, defaultTasks: [String], location: SourceLocation) {
+    public init(
+        name: String, file: String, directory: String, defaultTasks: [String], location: SourceLocation,
+        dotenvFiles: [Located<String>] = []
+    ) {
         self.name = name
         self.file = file
         self.directory = directory
         self.defaultTasks = defaultTasks
         self.location = location
+        self.dotenvFiles = dotenvFiles
     }
 }
 

@@ -23,8 +23,8 @@ public enum ManifestCodec {
     /// branches. 3: `requires`, `each` and `instance` together. 4: those and `depfile`.
     /// 5: includes (namespaces, included files, root references, each task's base directory), or
     /// on other branches `service` and `cleanup`, or `cache: false`. 6: includes and services.
-    /// 7: all three.
-    public static let formatVersion: UInt32 = 7
+    /// 7: all three. 8: an included manifest's `dotenv` files kept with its namespace.
+    public static let formatVersion: UInt32 = 8
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -83,6 +83,7 @@ private struct ManifestWriter {
             w.string(namespace.directory)
             w.array(namespace.defaultTasks) { $0.string($1) }
             w.location(namespace.location)
+            w.array(namespace.dotenvFiles) { $0.located($1) }
         }
         array(m.includedFiles) { w, file in
             w.string(file.path)
@@ -232,7 +233,8 @@ private struct ManifestReader {
         m.namespaces = try array { r throws(Malformed) in
             NamespaceSpec(
                 name: try r.string(), file: try r.string(), directory: try r.string(),
-                defaultTasks: try r.array { r throws(Malformed) in try r.string() }, location: try r.location())
+                defaultTasks: try r.array { r throws(Malformed) in try r.string() }, location: try r.location(),
+                dotenvFiles: try r.array { r throws(Malformed) in try r.located() })
         }
         m.includedFiles = try array { r throws(Malformed) in
             IncludedFile(

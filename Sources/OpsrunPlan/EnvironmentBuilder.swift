@@ -3,7 +3,9 @@ import OpsrunEngine
 import OpsrunManifest
 /// The environment each task's commands see, layered as SPEC §2 says: opsrun's own, then the
 /// `dotenv` files, then the manifest's `env`, then the task's `env`, then `NAME=VALUE` arguments,
-/// plus `OPSRUN_TASK`.
+/// plus `OPSRUN_TASK`. An included manifest's task (SPEC §10) has its manifests' `dotenv` values
+/// between the root's `env` and its manifests' `env` (which the loader put first in its own):
+/// a sub-project's `.env` is its own, never a sibling's.
 ///
 /// `${NAME}` in an `env` value sees everything layered before it, and the `NAME=VALUE` arguments
 /// too (as make's command-line variables are seen by the makefile): `CFLAGS: "${OPT} -g"` with
@@ -17,13 +19,17 @@ public struct EnvironmentBuilder: Sendable {
     /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (SPEC §10);
     /// such an entry's value is left as written. A run reports them before anything starts.
     public private(set) var sharedProblems: [ExpansionFailure] = []
-    /// The names opsrun itself sets for every task: the `dotenv` files', the manifest's `env`
-    /// and the `NAME=VALUE` arguments (what `-n` may show substituted: `ShownCommand`).
-    public let definedNames: Set<String>
+    /// The names opsrun itself sets for every task: the root's `dotenv` files', the manifest's
+    /// `env` and the `NAME=VALUE` arguments (what `-n` may show substituted: `ShownCommand`).
+    private let definedNames: Set<String>
+    /// The included manifests' `dotenv` values, by the prefix of their tasks' names (`web:`),
+    /// outermost first; only those with values.
+    private let namespaceDotenv: [(prefix: String, values: [(name: String, value: String)])]
 
     public init(
         processEnvironment: [String: String], dotenv: [(name: String, value: String)],
-        manifestEnvironment: [EnvironmentEntry], overrides: [(name: String, value: String)]
+        manifestEnvironment: [EnvironmentEntry], overrides: [(name: String, value: String)],
+        namespaceDotenv: [(namespace: String, values: [(name: String, value: String)])] = []
     ) {
         var values = processEnvironment
         for (name, value) in dotenv { values[name] = value }
@@ -35,6 +41,22 @@ public struct EnvironmentBuilder: Sendable {
         self.overrides = overrides
         sharedBlock = values.map { "\($0.key)=\($0.value)" }
         definedNames = Set(dotenv.map { $0.name } + manifestEnvironment.map { $0.name } + overrides.map { $0.name })
+        self.namespaceDotenv = namespaceDotenv.filter { !$0.values.isEmpty }.map { ($0.namespace + ":", $0.values) }
+    }
+
+    /// Whether opsrun itself sets `name` for `taskName` (rather than inheriting it).
+    public func defines(_ name: String, forTask taskName: String) -> Bool {
+        definedNames.contains(name)
+            || namespaceDotenv.contains { Self.isTask(taskName, in: $0.prefix) && $0.values.contains { $0.name == name } }
+    }
+
+    /// Whether an included manifest's `dotenv` values apply to `taskName`.
+    public func hasNamespaceDotenv(forTask taskName: String) -> Bool {
+        !namespaceDotenv.isEmpty && namespaceDotenv.contains { Self.isTask(taskName, in: $0.prefix) }
+    }
+
+    private static func isTask(_ taskName: String, in prefix: String) -> Bool {
+        taskName.utf8.starts(with: prefix.utf8)
     }
 
     /// The names set by `NAME=VALUE` arguments.
@@ -47,7 +69,7 @@ public struct EnvironmentBuilder: Sendable {
     public func jobEnvironment(
         forTask taskName: String, taskEnvironment: [EnvironmentEntry], instance: TaskInstance? = nil
     ) -> JobEnvironment {
-        if taskEnvironment.isEmpty {
+        if taskEnvironment.isEmpty, !hasNamespaceDotenv(forTask: taskName) {
             guard let instance else { return JobEnvironment(shared: sharedBlock, taskName: taskName) }
             // An inherited variable of the same name must go: a second `SRC=` would be ambiguous.
             let inherited = instance.values.contains { shared[$0.name] != nil }
@@ -76,6 +98,9 @@ public struct EnvironmentBuilder: Sendable {
         problems: ((ExpansionFailure) -> Void)? = nil
     ) -> [String: String] {
         var values = shared
+        for layer in namespaceDotenv where Self.isTask(taskName, in: layer.prefix) {
+            for (name, value) in layer.values { values[name] = value }
+        }
         values["OPSRUN_TASK"] = taskName
         let pinned = instance?.values ?? []
         for (name, value) in pinned { values[name] = value }
@@ -92,7 +117,7 @@ public struct EnvironmentBuilder: Sendable {
         forTask taskName: String, taskEnvironment: [EnvironmentEntry], instance: TaskInstance? = nil,
         problems: ((ExpansionFailure) -> Void)? = nil
     ) -> TaskVariables {
-        if taskEnvironment.isEmpty {
+        if taskEnvironment.isEmpty, !hasNamespaceDotenv(forTask: taskName) {
             return TaskVariables(pinned: instance?.values ?? [], taskName: taskName, values: shared)
         }
         return TaskVariables(

@@ -88,6 +88,7 @@ public struct OperationBuilder {
             let task = graph.tasks[id]
             func mentionsVariable(_ text: String) -> Bool { UTF8Text.contains(UInt8(ascii: "$"), in: text) }
             let ownDefinition = !task.environment.isEmpty || sharedDefinition == nil
+                || environment.hasNamespaceDotenv(forTask: task.name)
             // Made only when needed: for a task with `env`, a copy of the whole environment. Made
             // up front, not on first use from a closure: a variable a closure captures and sets is
             // checked for exclusive access at run time on every use (40,000 checks for 10,000 tasks).
@@ -134,10 +135,9 @@ public struct OperationBuilder {
         var templates = TemplateVariables()
         let values = templates.variables(of: task, environment)
         let own = Set(task.environment.map { $0.name } + (task.instance?.values.map { $0.name } ?? []))
-        let defined = environment.definedNames
         return task.commands.map { command in
             ShownCommand.substitute(command.value) { name in
-                name == "OPSRUN_TASK" || own.contains(name) || defined.contains(name) ? values[name] : nil
+                name == "OPSRUN_TASK" || own.contains(name) || environment.defines(name, forTask: task.name) ? values[name] : nil
             }
         }
     }

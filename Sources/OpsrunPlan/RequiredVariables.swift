@@ -75,7 +75,10 @@ public enum RequiredVariables {
                     }
                 }
             }
-            if let missing = missingRequirement(of: task, named: name, values: values, dotenvFiles: manifest.dotenvFiles.map { $0.value }) {
+            // The root's `dotenv` files, and those of the included manifests the task is in.
+            let dotenvFiles = (manifest.dotenvFiles + manifest.namespaces.filter { name.hasPrefix($0.name + ":") }
+                .flatMap { $0.dotenvFiles }).map { $0.value }
+            if let missing = missingRequirement(of: task, named: name, values: values, dotenvFiles: dotenvFiles) {
                 report(missing)
             }
         }
@@ -108,6 +111,15 @@ public enum RequiredVariables {
         let state = unset == missing.count ? "not set" : unset == 0 ? "empty" : "not set or empty"
         let dotenv = dotenvFiles.isEmpty ? "a dotenv file" : "a dotenv file (\(dotenvFiles.joined(separator: ", ")))"
         let names = missing.map { $0.value }.joined(separator: ", ")
+        // Set empty by the task's own `env` (or its manifest's, in an included one), which comes
+        // after the environment and the dotenv files: only that entry or an argument can help.
+        if let entry = task.environment.last(where: { $0.name == first.value }), values[first.value] == "" {
+            return .error(
+                "task '\(name)' requires \(names), which \(one ? "is" : "are") \(state); \(first.value) is set empty by "
+                    + "env: at \(entry.location), which the environment and dotenv files do not override; change it there, "
+                    + "or pass a NAME=VALUE argument (\(first.value)=...)",
+                at: first.location)
+        }
         return .error(
             "task '\(name)' requires \(names), which \(one ? "is" : "are") \(state); set \(one ? "it" : "them") in the "
                 + "environment, \(dotenv), env:, or as \(one ? "a NAME=VALUE argument" : "NAME=VALUE arguments") (\(first.value)=...)",

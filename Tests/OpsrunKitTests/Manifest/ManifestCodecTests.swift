@@ -24,16 +24,17 @@ import Testing
     }
 
     /// Includes (format 5): namespaces, included files with digests, root references, and each
-    /// included task's directory.
+    /// included task's directory; (format 8) an included manifest's `dotenv` files.
     @Test func anIncludingManifestRoundTrips() throws {
         let scratch = ScratchDirectory()
         scratch.write("Tasksfile.yaml", "includes: { web: web, gone: { path: gone, optional: true } }\ntasks:\n  a: { deps: [web:b, ':x'], run: echo }\n")
-        scratch.write("web/Tasksfile.yaml", "default: b\nenv: { X: y }\nqueues: { q: { max: 1 } }\ntasks:\n  b: { deps: [':a'], run: echo, queue: q }\n")
+        scratch.write("web/Tasksfile.yaml", "default: b\ndotenv: [.env]\nenv: { X: y }\nqueues: { q: { max: 1 } }\ntasks:\n  b: { deps: [':a'], run: echo, queue: q }\n")
         let text = String(decoding: scratch.bytes("Tasksfile.yaml"), as: UTF8.self)
         let manifest = try ManifestLoader.load(text: text, file: "Tasksfile.yaml", directory: scratch.path)
         #expect(manifest.namespaces.count == 1 && manifest.rootReferences.count == 1)
         #expect(manifest.includedFiles.contains { $0.digest == nil } && manifest.includedFiles.contains { $0.digest != nil })
         #expect(manifest.tasks[1].baseDirectory == "web")
+        #expect(manifest.namespaces[0].dotenvFiles.map(\.value) == ["web/.env"] && manifest.dotenvFiles.isEmpty)
         let decoded = try #require(ManifestCodec.decode(ManifestCodec.encode(manifest, index: TaskGraph.index(of: manifest.tasks))))
         #expect(decoded.manifest == manifest)
     }
@@ -59,7 +60,7 @@ import Testing
         #expect(decoded.manifest.tasks[4].service?.ready?.value == "pg_isready")
         #expect(decoded.manifest.tasks[4].service?.readyTimeoutMilliseconds == 30_000)
         #expect(decoded.manifest.tasks[5].service == ServiceSpec(location: decoded.manifest.tasks[5].service!.location))
-        #expect(ManifestCodec.formatVersion == 7)
+        #expect(ManifestCodec.formatVersion == 8)
         #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
     }
 

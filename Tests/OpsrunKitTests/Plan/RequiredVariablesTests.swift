@@ -44,6 +44,17 @@ import Testing
         ])
     }
 
+    @Test func aVariableTheTasksEnvSetsEmptyPointsAtThatEntry() throws {
+        let yaml = """
+            tasks:
+              e: { run: true, requires: [E1], env: { E1: "" } }
+            """
+        #expect(try problems(yaml, tasks: ["e"], environment: ["E1": "from-the-shell"]) == [
+            "Tasksfile.yaml:2:30: error: task 'e' requires E1, which is empty; E1 is set empty by env: at Tasksfile.yaml:2:42, "
+                + "which the environment and dotenv files do not override; change it there, or pass a NAME=VALUE argument (E1=...)",
+        ])
+    }
+
     @Test func argumentsAndEnvSatisfyRequirements() throws {
         let yaml = """
             tasks:

@@ -1,0 +1,54 @@
+import Testing
+
+/// SPEC §10's includes through the real binary: what an included manifest's tasks see.
+@Suite struct IncludesTests {
+    /// A root and two sub-projects, each with its own `.env` setting PORT.
+    func projectWithThreeDotenvFiles() throws -> TemporaryProject {
+        try TemporaryProject(
+            "dotenv: [.env]\nincludes:\n  web: web\n  api: api\ntasks:\n  show: echo \"root PORT=$PORT\"\n",
+            files: [
+                ".env": "PORT=1000\n",
+                "web/Tasksfile.yaml": "dotenv: [.env]\ntasks:\n  show: echo \"web PORT=$PORT\"\n",
+                "web/.env": "PORT=8080\n",
+                "api/Tasksfile.yaml": "dotenv: [.env]\ntasks:\n  show: echo \"api PORT=$PORT\"\n",
+                "api/.env": "PORT=9090\n",
+            ])
+    }
+
+    @Test func anIncludedManifestsDotenvIsItsOwnNotTheWholeRuns() throws {
+        let project = try projectWithThreeDotenvFiles()
+        let result = try project.run("-j", "1", "show", "web:show", "api:show")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("root PORT=1000\n"))
+        #expect(result.stdout.contains("web PORT=8080\n"))
+        #expect(result.stdout.contains("api PORT=9090\n"))
+        // The same sub-project run alone sees the same value.
+        let alone = try project.run("-C", "web", "show")
+        #expect(alone.stdout.contains("web PORT=8080\n"))
+    }
+
+    @Test func aSubProjectsDotenvComesAfterTheRootsEnvAndBeforeItsOwn() throws {
+        let project = try TemporaryProject(
+            "env:\n  A: root\n  B: root\nincludes:\n  web: web\n",
+            files: [
+                "web/Tasksfile.yaml": "dotenv: [.env]\nenv:\n  B: web-env\ntasks:\n  show: echo \"A=$A B=$B\"\n",
+                "web/.env": "A=web-dotenv\nB=web-dotenv\n",
+            ])
+        let result = try project.run("web:show")
+        #expect(result.stdout.contains("A=web-dotenv B=web-env\n"))
+        // A NAME=VALUE argument still wins over every file.
+        let overridden = try project.run("web:show", "A=cli")
+        #expect(overridden.stdout.contains("A=cli B=web-env\n"))
+    }
+
+    @Test func aMisspeltRootNameInAnIncludedFileSuggestsTheRootsTask() throws {
+        let project = try TemporaryProject(
+            "includes:\n  web: web\ntasks:\n  codegen: echo cg\n",
+            files: ["web/Tasksfile.yaml": "tasks:\n  build:\n    deps: [\":codgen\"]\n    run: echo built\n"])
+        let result = try project.run("web:build")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix(
+            "web/Tasksfile.yaml:3:12: error: task 'web:build' depends on ':codgen', but Tasksfile.yaml has no task 'codgen'; "
+                + "did you mean ':codegen'?\n"), "\(result.stderr)")
+    }
+}
