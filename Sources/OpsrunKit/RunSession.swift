@@ -44,15 +44,24 @@ public struct RunSession {
             let ids = try Self.argumentsTasks(of: instances.graph, roots: roots, named: !invocation.targets.isEmpty)
             for id in ids { operationBuilder.arguments[id] = invocation.taskArguments }
         }
-        // Before anything starts (and for a plan too): a run that cannot have what it requires
-        // is a usage error, exit 2, as a bad manifest is.
-        let missing = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text(of: $0) }
-        if !missing.isEmpty { throw ProjectError(diagnostics: missing, sources: project.sourceTexts) }
+        // Before anything starts (and for a plan too): a run that cannot have what it requires,
+        // or needs an `each` task whose values could not be made, is a usage error, exit 2, as a
+        // bad manifest is; all such errors at once.
+        var problems = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text(of: $0) }
+        if !instances.failures.isEmpty {
+            let selected = Set(selection)
+            problems += instances.failures.filter { selected.contains($0.task) }.map { $0.diagnostic }
+            problems.sort { a, b in
+                guard let first = a.location, let second = b.location else { return a.location == nil && b.location != nil }
+                return first < second
+            }
+        }
+        if !problems.isEmpty { throw ProjectError(diagnostics: problems, sources: project.sourceTexts) }
         if !project.manifest.rootReferences.isEmpty {
             try Self.checkRootReferences(of: project, graph: instances.graph, selection: selection)
         }
         self.operationBuilder = operationBuilder
-        incremental = Self.openIncremental(
+        incremental = try Self.openIncremental(
             project: project, graph: instances.graph, selection: selection, builder: operationBuilder,
             force: invocation.force, preloaded: preloadedState, runs: invocation.action == .run)
         durations = TaskDurations(
@@ -182,7 +191,7 @@ public struct RunSession {
     private static func openIncremental(
         project: Project, graph: TaskGraph, selection: [Int], builder: OperationBuilder, force: Bool,
         preloaded: StatePreload?, runs: Bool
-    ) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
+    ) throws(ProjectError) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
         let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
         let tasks = graph.tasks
         guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty || tasks[$0].depfile != nil })
@@ -193,6 +202,11 @@ public struct RunSession {
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)
+        let shared = SharedOutputs.problems(of: specs, selection: selection, graph: graph)
+        if !shared.isEmpty {
+            preloaded?.take()?.close(compacting: false)
+            throw ProjectError(diagnostics: shared, sources: project.sourceTexts)
+        }
         // Taken when needed, once the specs are made: the state goes on opening (and statting the
         // files it knows) meanwhile rather than holding up the specs.
         func store() -> StateStore? {

@@ -10,7 +10,10 @@ import OpsrunIncremental
 //     `opsrun compile` mean every instance, through it. A dependent gets one edge, not one per
 //     instance, so two `each` tasks of 100,000 instances joined by `deps` stay 200,000 edges.
 // A task whose glob matches nothing has no instances: it is a group of the task's own `deps`,
-// and succeeds as a group does.
+// and succeeds as a group does. A task whose values cannot be made (`${NAME:?}` unset, a value
+// empty once expanded, a string without wildcards naming no file) has none either, and an error
+// kept for it: a run that needs the task reports it (with every other such error) before
+// anything starts; a run that does not, `--list` and `--graph` go on without its instances.
 //
 // The manifest (and its cache) keeps `each` as written, and cycles are looked for there: a cycle
 // among instances is one among their tasks. Globs are expanded here, once, when the run starts,
@@ -26,6 +29,8 @@ public struct TaskInstances: Sendable {
     public let instanceCounts: [Int?]
     /// The `each` tasks that have no instance, with why (by id in `graph`): for `-v`.
     public let empty: [(task: Int, reason: String)]
+    /// The `each` tasks whose values could not be made, with the error (by id in `graph`).
+    public let failures: [(task: Int, diagnostic: Diagnostic)]
     /// The manifest's task names, for suggestions (the instances' would drown them).
     private let declaredNames: [String]
     private let defaultTasks: [String]
@@ -49,20 +54,18 @@ public struct TaskInstances: Sendable {
             graph = declared
             instanceCounts = Array(repeating: nil, count: declared.count)
             empty = []
+            failures = []
             return
         }
         var expansion = Expansion(
             declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
-        do {
-            try expansion.run()
-        } catch {
-            throw ProjectError(diagnostics: [error], sources: project.sourceTexts)
-        }
+        expansion.run()
         graph = TaskGraph(
             file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
             prerequisiteLocations: expansion.locations)
         instanceCounts = expansion.instanceCounts
         empty = expansion.empty
+        failures = expansion.failures
         if graph.index.count != graph.count { throw Self.sameNames(in: graph, text: project.text) }
     }
 
@@ -119,6 +122,7 @@ private struct Expansion {
     var locations: [[SourceLocation]] = []
     var instanceCounts: [Int?]
     var empty: [(task: Int, reason: String)] = []
+    var failures: [(task: Int, diagnostic: Diagnostic)] = []
 
     init(declared: TaskGraph, directory: String, environment: EnvironmentBuilder, text: String?) {
         self.declared = declared
@@ -128,7 +132,7 @@ private struct Expansion {
         instanceCounts = Array(repeating: nil, count: declared.count)
     }
 
-    mutating func run() throws(Diagnostic) {
+    mutating func run() {
         // First each task's values, so every declared task's new id is known before any edge.
         var values: [[[String]]?] = []
         values.reserveCapacity(declared.count)
@@ -141,7 +145,13 @@ private struct Expansion {
                 values.append(nil)
                 continue
             }
-            let taskValues = try self.values(of: each, task: declared.tasks[id])
+            let taskValues: [[String]]
+            do {
+                taskValues = try self.values(of: each, task: declared.tasks[id])
+            } catch {
+                failures.append((newID[id], error))
+                taskValues = each.variables.map { _ in [] }
+            }
             let count = taskValues.reduce(1) { $0 * $1.count }
             instanceCounts[id] = count
             values.append(taskValues)
@@ -166,7 +176,7 @@ private struct Expansion {
             if count == 0 {
                 prerequisites.append(needs)
                 locations.append(places)
-                empty.append((newID[id], emptyReason(each, taskValues)))
+                if failures.last?.task != newID[id] { empty.append((newID[id], emptyReason(each, taskValues))) }
                 continue
             }
             prerequisites.append(Array((newID[id] + 1)...(newID[id] + count)))
@@ -204,7 +214,9 @@ private struct Expansion {
 
     /// Each variable's values, in order: a list's as written, a glob's files sorted by bytes;
     /// `${...}` expanded with the task's variables, in all the shell's forms; a failed
-    /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`.
+    /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`, and so
+    /// is a list value that expands to nothing, and a string without wildcards that names no file
+    /// (`PY: "3.11"`, meant as one value: as a source without wildcards must exist).
     func values(of each: EachSpec, task: TaskSpec) throws(Diagnostic) -> [[String]] {
         let variables = environment.taskVariables(forTask: task.name, taskEnvironment: task.environment)
         func expand(_ value: Located<String>, _ what: @autoclosure () -> String) throws(Diagnostic) -> String {
@@ -222,11 +234,24 @@ private struct Expansion {
             let what = "'\(variable.name)' in 'each' of task '\(task.name)'"
             switch variable.values {
             case .list(let list):
-                values = try list.map { (value) throws(Diagnostic) in try expand(value, what) }
+                values = try list.map { (value) throws(Diagnostic) in
+                    let expanded = try expand(value, what)
+                    if expanded.isEmpty {
+                        throw .error("\(what) has a value that is empty once expanded ('\(value.value)')", at: value.location)
+                    }
+                    return expanded
+                }
             case .glob(let pattern):
                 let dir = try task.directory.map { (dir) throws(Diagnostic) in try expand(dir, "'dir' of task '\(task.name)'") }
                 let base = task.workingDirectory(expandedDir: dir).map { FileText.absolute($0, relativeTo: directory) } ?? directory
-                values = GlobPattern(try expand(pattern, what)).expand(in: base).paths
+                let expansion = GlobPattern(try expand(pattern, what)).expand(in: base)
+                if expansion.isMissing {
+                    throw .error(
+                        "\(what): '\(pattern.value)' has no wildcards and names no file; a string is a glob, "
+                            + "a list gives values (\(variable.name): [\(pattern.value)])",
+                        at: pattern.location)
+                }
+                values = expansion.paths
             }
             result.append(values)
             let (product, overflow) = total.multipliedReportingOverflow(by: values.count)

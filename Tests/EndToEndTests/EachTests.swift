@@ -187,4 +187,30 @@ import Testing
         #expect(run.stdout.contains("✗ gen could not start: cannot create output directory 'blocked': a file is in the way\n"))
         #expect(run.stdout.contains("cancelled  after     prerequisite 'gen' failed\n"))
     }
+
+    @Test func instancesDeclaringOneOutputAreAnErrorBeforeAnythingRuns() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              compile:
+                each: { SRC: "src/*.c" }
+                run: echo "$SRC" >> ran.log && touch build/obj.o
+                sources: ["${SRC}"]
+                outputs: [build/obj.o]
+              pack:
+                run: touch build/./obj.o
+                outputs: ["./build//obj.o"]
+              other: echo other
+            """, files: ["src/a.c": "int a;\n", "src/b.c": "int b;\n"])
+        let run = try project.run("compile", "pack")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:6:15: error: output 'build/obj.o' of task 'compile[src/b.c]' is also an output of task 'compile[src/a.c]'; "
+                + "a file can be the output of one task only"), "\(run.stderr)")
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:9:15: error: output './build//obj.o' of task 'pack' is also an output of task 'compile[src/a.c]'"),
+            "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran.log")))
+        // A run that does not hold both is not concerned.
+        #expect(try project.run("other").status == 0)
+    }
 }

@@ -53,6 +53,29 @@ import Testing
         #expect(error.stderr.contains("unsupported expansion '${Y/a/b}'"), "\(error.stderr)")
     }
 
+    @Test func eachValuesThatCannotBeMadeStopOnlyTheRunsThatNeedThemAllSaidAtOnce() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              g:
+                each: { SRC: "${SRCDIR:?set SRCDIR}/*.c" }
+                run: echo "$SRC"
+              k:
+                each: { X: ["${A:-${Z:?need Z}}"] }
+                run: echo "$X"
+              plain: echo plain
+            """)
+        let plain = try project.run("plain")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.contains("plain\n"))
+        #expect(try project.run("--list").status == 0)
+        #expect(try project.run("--graph").status == 0)
+        let both = try project.run("g", "k")
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("Tasksfile.yaml:3:19: error: 'SRC' in 'each' of task 'g' needs SRCDIR"), "\(both.stderr)")
+        #expect(both.stderr.contains("'X' in 'each' of task 'k' needs Z, which is not set or is empty: need Z"), "\(both.stderr)")
+    }
+
     @Test func anInstancesOwnVariableCountsAsSetForRequires() throws {
         let project = try TemporaryProject(
             """

@@ -24,10 +24,11 @@ import Testing
         return (instances, OperationBuilder(graph: instances.graph, manifest: project.manifest, environment: environment))
     }
 
-    static func errors(_ yaml: String) -> [String] {
+    /// The errors of expanding `yaml`: of the whole manifest, or else of its tasks whose values
+    /// could not be made.
+    static func errors(_ yaml: String, in scratch: ScratchDirectory = ScratchDirectory()) -> [String] {
         do {
-            _ = try expand(yaml)
-            return []
+            return try expand(yaml, in: scratch).instances.failures.map(\.diagnostic.description)
         } catch {
             return error.diagnostics.map(\.description)
         }
@@ -112,6 +113,49 @@ import Testing
                 run: echo
             """)
         #expect(instances.graph.names == ["test", "test[3.11]", "test[3.12]"])
+    }
+
+    @Test func aStringWithoutWildcardsThatNamesNoFileIsAnErrorNotZeroInstances() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("main.c", "")
+        #expect(Self.errors("""
+            tasks:
+              test:
+                each: { OS: [linux, mac], PY: "3.11" }
+                run: echo
+            """, in: scratch) == [
+            "Tasksfile.yaml:3:35: error: 'PY' in 'each' of task 'test': '3.11' has no wildcards and names no file; "
+                + "a string is a glob, a list gives values (PY: [3.11])",
+        ])
+        // One that names a file is that file.
+        #expect(try Self.expand("tasks:\n  t:\n    each: { F: main.c }\n    run: echo\n", in: scratch)
+            .instances.graph.names == ["t", "t[main.c]"])
+    }
+
+    @Test func aListValueThatIsEmptyOnceExpandedIsAnError() {
+        #expect(Self.errors("""
+            tasks:
+              g:
+                each: { F: [a, "${NOPE}"] }
+                run: echo
+            """) == [
+            "Tasksfile.yaml:3:20: error: 'F' in 'each' of task 'g' has a value that is empty once expanded ('${NOPE}')",
+        ])
+    }
+
+    @Test func aTaskWhoseValuesFailedHasNoInstancesAndTheOthersAreExpanded() throws {
+        let (instances, _) = try Self.expand("""
+            tasks:
+              g:
+                each: { SRC: "${SRCDIR:?set SRCDIR}/*.c" }
+                run: echo
+              h:
+                each: { X: [a] }
+                run: echo
+            """)
+        #expect(instances.graph.names == ["g", "h", "h[a]"])
+        #expect(instances.failures.map(\.task) == [0])
+        #expect(instances.empty.isEmpty)
     }
 
     @Test func instancesThatWouldShareANameAreAnError() {

@@ -1,0 +1,37 @@
+import OpsrunCore
+import OpsrunGraph
+import OpsrunIncremental
+import OpsrunManifest
+
+/// Two tasks of a run declaring one output (`outputs: [build/obj.o]` in an `each` task, where
+/// `build/${SRC%.c}.o` was meant) would each make the other out of date, run after run, or write
+/// the file at the same time: an error before anything starts, as ninja's "multiple rules
+/// generate". Only outputs without wildcards are compared, as written after `${...}` expansion
+/// and normalized (`./build//a.o` is `build/a.o`), from each task's directory.
+public enum SharedOutputs {
+    /// One error per task (an instance's task) that declares an output an earlier task of the run
+    /// declared too. `specs[i]` is task `selection[i]` of `graph`, as `incrementalSpecs` makes them.
+    public static func problems(of specs: [IncrementalTaskSpec], selection: [Int], graph: TaskGraph) -> [Diagnostic] {
+        var owners: [String: Int] = [:]
+        var reported: Set<String> = []
+        var diagnostics: [Diagnostic] = []
+        for (index, spec) in specs.enumerated() where !spec.outputs.isEmpty {
+            for (k, output) in spec.outputs.enumerated() {
+                guard let path = GlobPattern.literalPath(of: output) else { continue }
+                let key = path.utf8.first == UInt8(ascii: "/") ? path : spec.absoluteDirectory + "/" + path
+                guard let owner = owners[key] else {
+                    owners[key] = index
+                    continue
+                }
+                guard owner != index else { continue }
+                let task = graph.tasks[selection[index]]
+                guard reported.insert(task.instance?.task ?? task.name).inserted else { continue }
+                diagnostics.append(.error(
+                    "output '\(output)' of task '\(spec.name)' is also an output of task '\(specs[owner].name)'; "
+                        + "a file can be the output of one task only",
+                    at: task.outputs[k].location))
+            }
+        }
+        return diagnostics
+    }
+}
