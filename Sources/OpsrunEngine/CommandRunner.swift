@@ -55,6 +55,9 @@ public struct CommandJob: Sendable {
     /// wildcards (`Directories.parents(ofOutputs:in:)`), as ninja does. One that cannot be made
     /// fails the job without starting it.
     public var outputs: [String] = []
+    /// The task's `depfile`, as `outputs` are written: its parent is made too (`cc -MF deps/a.d`
+    /// does not make `deps/`).
+    public var depfile: String?
     /// `cleanup:` commands, run in order after `commands` end however they ended (an interrupt
     /// included, within the grace period); their failure never changes the job's result.
     public var cleanupCommands: [String] = []

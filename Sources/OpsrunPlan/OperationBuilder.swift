@@ -52,8 +52,9 @@ public struct OperationBuilder {
                         forTask: task.name, taskEnvironment: task.environment, instance: task.instance),
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
                 interactive: task.interactive, arguments: arguments[id] ?? [])
-            if buildsEnvironments, let incremental, !task.isGroup, !task.outputs.isEmpty {
-                job.outputs = incremental[i].outputs
+            if buildsEnvironments, let incremental, !task.isGroup {
+                if !task.outputs.isEmpty { job.outputs = incremental[i].outputs }
+                job.depfile = incremental[i].depfile
             }
             if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map { $0.value } }
             if let service = task.service {

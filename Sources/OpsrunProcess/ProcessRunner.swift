@@ -90,9 +90,10 @@ public final class ProcessRunner: CommandRunner {
         let hasCommands = !job.commands.isEmpty
         // Before every attempt, as ninja does before each command: a retry after a command that
         // removed its own output directory finds it again.
-        let directoryFailure = hasCommands && !job.outputs.isEmpty
+        let written = job.depfile.map { job.outputs + [$0] } ?? job.outputs
+        let directoryFailure = hasCommands && !written.isEmpty
             ? Self.makeOutputDirectories(
-                Directories.parents(ofOutputs: job.outputs, in: job.workingDirectory), for: job.workingDirectory)
+                Directories.parents(ofOutputs: written, in: job.workingDirectory), for: job.workingDirectory)
             : nil
         // Consumed: the job moves into its record without a copy of its strings and arrays.
         let running = RunningJob(job: job, slot: slot, now: MonotonicClock.now())

@@ -18,6 +18,16 @@ import Testing
         #expect(log.outputText == "build/obj/deep\nother\n")
     }
 
+    @Test func theDepfilesDirectoryIsMadeToo() {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        var job = makeJob(["ls -d deps && touch deps/a.d"], directory: directory)
+        job.depfile = "deps/a.d"
+        let log = RunnerDriver().runJob(job)
+        #expect(log.result?.succeeded == true, "\(log.errorText)")
+        #expect(log.outputText == "deps\n")
+    }
+
     @Test func aDirectoryThatCannotBeMadeFailsTheJobWithoutStartingIt() throws {
         let directory = makeTemporaryDirectory()
         defer { removeDirectory(directory) }
