@@ -16,6 +16,18 @@ struct ManifestChecker {
 
     /// `; did you mean 'x'?` for an unknown task `name`, among `taskNames` (the same list at every
     /// call), or the empty string.
+    /// `; did you mean 'env'?` for an unknown key: one of `keys` it is a misspelling of, or what
+    /// `borrowed` says a key of another tool (`environment`) is here, or a misspelling of one
+    /// (`enviroment`); the empty string when nothing is near.
+    static func keySuggestion(for key: String, keys: [String], borrowed: [String: String]) -> String {
+        if let known = borrowed[key] { return "; did you mean '\(known)'?" }
+        if let near = Suggestion.nearest(to: key, in: keys) { return "; did you mean '\(near)'?" }
+        if let near = Suggestion.nearest(to: key, in: borrowed.keys.sorted()), let known = borrowed[near] {
+            return "; did you mean '\(known)'?"
+        }
+        return ""
+    }
+
     mutating func taskSuggestion(for name: String, among taskNames: [String]) -> String {
         if taskNameSuggestions == nil { taskNameSuggestions = NameSuggestions(taskNames) }
         return taskNameSuggestions!.phrase(for: name)

@@ -57,7 +57,8 @@ public enum ManifestLoader {
                 byKey[entry.key] = entry
             } else if !entry.key.hasPrefix("x-") {  // `x-` keys are free, e.g. for anchors
                 checker.error(
-                    "unknown top-level key '\(entry.key)'\(borrowedTopLevelKeys[entry.key].map { "; did you mean '\($0)'?" } ?? Suggestion.phrase(for: entry.key, in: topLevelKeys))",
+                    "unknown top-level key '\(entry.key)'"
+                        + ManifestChecker.keySuggestion(for: entry.key, keys: topLevelKeys, borrowed: borrowedTopLevelKeys),
                     at: entry.keyLocation)
             }
         }

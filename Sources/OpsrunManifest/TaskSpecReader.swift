@@ -14,6 +14,7 @@ struct TaskSpecReader {
         "depends": "deps", "depends_on": "deps", "depends-on": "deps", "dependencies": "deps", "needs": "deps",
         "description": "desc", "summary": "desc", "help": "desc",
         "cwd": "dir", "workdir": "dir", "working_directory": "dir", "working-directory": "dir", "directory": "dir",
+        "working_dir": "dir",
         "vars": "env", "variables": "env", "environment": "env",
         "inputs": "sources", "srcs": "sources",
         "generates": "outputs", "targets": "outputs", "artifacts": "outputs", "products": "outputs",
@@ -27,9 +28,21 @@ struct TaskSpecReader {
     ]
 
     /// `; did you mean 'deps'?` for an unknown key of a task, or the empty string.
+    /// Why a name in `deps` names no task, when it names something else: an included manifest
+    /// (`web`, which the command line and `default` take as its default task) or an instance
+    /// (`compile[src/a.c]`, which only the command line names); else the nearest task's name.
+    private func unknownDependencyHint(_ written: String, _ checker: inout ManifestChecker) -> String {
+        if includeNamespaces.contains(written) {
+            return "; '\(written)' is an included manifest: name one of its tasks ('\(written):TASK')"
+        }
+        if let bracket = written.firstIndex(of: "["), taskNames.contains(String(written[..<bracket])) {
+            return "; deps name tasks, not their instances: '\(written[..<bracket])' means every instance"
+        }
+        return checker.taskSuggestion(for: written, among: taskOrder)
+    }
+
     static func keySuggestion(for key: String) -> String {
-        if let known = borrowedKeys[key] { return "; did you mean '\(known)'?" }
-        return Suggestion.phrase(for: key, in: keys)
+        ManifestChecker.keySuggestion(for: key, keys: keys, borrowed: borrowedKeys)
     }
     static let maximumRetries = 100
 
@@ -168,7 +181,7 @@ struct TaskSpecReader {
                         continue
                     }
                     checker.error(
-                        "unknown task '\(dep.value)' in deps of '\(name)'\(checker.taskSuggestion(for: dep.value, among: taskOrder))",
+                        "unknown task '\(dep.value)' in deps of '\(name)'\(unknownDependencyHint(dep.value, &checker))",
                         at: dep.location)
                 }
                 kept?.append(dep)

@@ -162,6 +162,14 @@ import Testing
         }
     }
 
+    @Test func aDependencyOnANamespaceSaysToNameOneOfItsTasks() {
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  all: { deps: [web], run: echo }\n")
+        scratch.write("web/Tasksfile.yaml", "default: build\ntasks:\n  build: echo\n")
+        #expect(errors() == [
+            "Tasksfile.yaml:3:17: error: unknown task 'web' in deps of 'all'; 'web' is an included manifest: name one of its tasks ('web:TASK')",
+        ])
+    }
+
     @Test func aDependencyCycleInsideAnIncludedFileIsHeadedWithThatFile() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: echo\n")
         scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [c], run: echo }\n  c: { deps: [b], run: echo }\n")

@@ -117,6 +117,31 @@ import Testing
         #expect(manifest.tasks.map(\.qualityOfService) == [.utility, .background])
     }
 
+    @Test func aMisspeltKeyOfAnotherToolGetsTheOpsrunKey() {
+        #expect(ManifestTest.errors("""
+            enviroment: { A: b }
+            tasks:
+              a:
+                enviroment: { A: b }
+                working_dir: sub
+                run: make
+            """) == [
+            "Tasksfile.yaml:1:1: error: unknown top-level key 'enviroment'; did you mean 'env'?",
+            "Tasksfile.yaml:4:5: error: unknown key 'enviroment' in task 'a'; did you mean 'env'?",
+            "Tasksfile.yaml:5:5: error: unknown key 'working_dir' in task 'a'; did you mean 'dir'?",
+        ])
+    }
+
+    @Test func aDependencyOnAnInstanceSaysDepsNameTasks() {
+        #expect(ManifestTest.errors("""
+            tasks:
+              a: { each: { X: [p, q] }, run: echo $X }
+              b: { deps: ["a[p]"], run: echo b }
+            """) == [
+            "Tasksfile.yaml:3:15: error: unknown task 'a[p]' in deps of 'b'; deps name tasks, not their instances: 'a' means every instance",
+        ])
+    }
+
     @Test func unknownTopLevelKeySuggestsAndXKeysAreFree() {
         #expect(ManifestTest.errors("""
             x-anything: [whatever, { a: b }]
