@@ -17,8 +17,9 @@ enum PastedValue {
     /// The text to paste, or nil when none reads the same and the variable stays as written.
     static func text(_ value: String, in place: Place) -> String? {
         switch place {
-        case .doubleQuotes: return escaping("\\\"$`", in: value)
-        case .hereDocument: return escaping("\\$`", in: value)
+        case .doubleQuotes:
+            return escaping(in: value) { $0 == UInt8(ascii: "\"") || isSpecialInHereDocument($0) }
+        case .hereDocument: return escaping(in: value, isSpecialInHereDocument)
         case .assignment:
             // Split in `make FLAGS=$CFLAGS`, not in `FLAGS=$CFLAGS make`: rather than tell the
             // two apart, a value with blanks or special characters stays as written.
@@ -27,15 +28,20 @@ enum PastedValue {
         }
     }
 
-    /// `value` with a backslash before each of `special`'s bytes.
-    static func escaping(_ special: String, in value: String) -> String {
-        guard value.utf8.contains(where: { special.utf8.contains($0) }) else { return value }
+    /// `value` with a backslash before each byte that `isSpecial`.
+    static func escaping(in value: String, _ isSpecial: (UInt8) -> Bool) -> String {
+        guard value.utf8.contains(where: isSpecial) else { return value }
         var out: [UInt8] = []
         for byte in value.utf8 {
-            if special.utf8.contains(byte) { out.append(UInt8(ascii: "\\")) }
+            if isSpecial(byte) { out.append(UInt8(ascii: "\\")) }
             out.append(byte)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// What the shell reads as syntax in a here-document's body (and in double quotes, with `"`).
+    static func isSpecialInHereDocument(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "`")
     }
 
     /// Outside quotes: each field the shell would read differently put in single quotes, which
@@ -60,7 +66,8 @@ enum PastedValue {
             let field = bytes[i..<end]
             // `#` starting a word would start a comment.
             if field.contains(where: isSpecial) || field.first == UInt8(ascii: "#") {
-                guard !field.contains(where: { "*?[".utf8.contains($0) }) else { return nil }
+                guard !field.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") })
+                else { return nil }
                 out.append(UInt8(ascii: "'"))
                 for byte in field {
                     if byte == UInt8(ascii: "'") { out += Array("'\\''".utf8) } else { out.append(byte) }
@@ -77,6 +84,13 @@ enum PastedValue {
     /// A byte the shell reads as syntax when it reads the command, not as itself: quotes, `$`,
     /// backquote, backslash, operators, `~` (a home directory), `{` `}` (bash's `{a,b}`), `!`.
     static func isSpecial(_ byte: UInt8) -> Bool {
-        "\"'$`\\;&|<>(){}~!".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "$"), UInt8(ascii: "`"), UInt8(ascii: "\\"),
+            UInt8(ascii: ";"), UInt8(ascii: "&"), UInt8(ascii: "|"), UInt8(ascii: "<"), UInt8(ascii: ">"),
+            UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "~"),
+            UInt8(ascii: "!"):
+            true
+        default: false
+        }
     }
 }

@@ -21,61 +21,63 @@ enum ShellAssignedNames {
                 continue
             }
             if loopNameFollows || namesFollow {
-                if let name = assignedName(word) ?? (isName(word) ? word : nil) { names.insert(name) }
+                if let name = assignedName(in: bytes, word) ?? (isName(in: bytes, word) ? String(decoding: bytes[word], as: UTF8.self) : nil) {
+                    names.insert(name)
+                }
                 loopNameFollows = false
                 continue
             }
             guard atCommandStart else { continue }
-            if let name = assignedName(word) {
+            if let name = assignedName(in: bytes, word) {
                 names.insert(name)  // `A=1 B=2 cmd`: still before the command
-            } else if reservedWords.contains(word) {
+            } else if reservedWords.contains(where: { bytes[word].elementsEqual($0) }) {
                 continue  // `then V=1`, `do read V`: a command follows
-            } else if word == "for" || word == "select" {
+            } else if bytes[word].elementsEqual("for".utf8) || bytes[word].elementsEqual("select".utf8) {
                 loopNameFollows = true
                 atCommandStart = false
             } else {
-                namesFollow = commandsSettingNames.contains(word)
+                namesFollow = commandsSettingNames.contains { bytes[word].elementsEqual($0) }
                 atCommandStart = false
             }
         }
         return names
     }
 
+    // Words as bytes, compared in place: a `-n` of 100,000 instances scans every command.
+
     /// Words after which a command begins.
-    static let reservedWords: Set<String> = [
+    static let reservedWords: [[UInt8]] = [
         "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time",
-    ]
+    ].map { Array($0.utf8) }
 
     /// Commands that set or unset the names they are given.
-    static let commandsSettingNames: Set<String> = [
+    static let commandsSettingNames: [[UInt8]] = [
         "export", "local", "readonly", "declare", "typeset", "unset", "read", "getopts",
-    ]
+    ].map { Array($0.utf8) }
 
-    /// `NAME` of a word starting `NAME=`, `NAME+=` or `NAME[`.
-    static func assignedName(_ word: String) -> String? {
-        let bytes = Array(word.utf8)
-        let end = ShellSyntax.endOfName(bytes, from: 0)
-        guard end > 0, end < bytes.count else { return nil }
+    /// `NAME` of the word at `word` of `bytes` when it starts `NAME=`, `NAME+=` or `NAME[`.
+    static func assignedName(in bytes: [UInt8], _ word: Range<Int>) -> String? {
+        let end = ShellSyntax.endOfName(bytes, from: word.lowerBound)
+        guard end > word.lowerBound, end < word.upperBound else { return nil }
         let assigns = bytes[end] == UInt8(ascii: "=") || bytes[end] == UInt8(ascii: "[")
-            || (bytes[end] == UInt8(ascii: "+") && end + 1 < bytes.count && bytes[end + 1] == UInt8(ascii: "="))
-        return assigns ? String(decoding: bytes[..<end], as: UTF8.self) : nil
+            || (bytes[end] == UInt8(ascii: "+") && end + 1 < word.upperBound && bytes[end + 1] == UInt8(ascii: "="))
+        return assigns ? String(decoding: bytes[word.lowerBound..<end], as: UTF8.self) : nil
     }
 
-    static func isName(_ word: String) -> Bool {
-        let bytes = Array(word.utf8)
-        return !bytes.isEmpty && ShellSyntax.endOfName(bytes, from: 0) == bytes.count
+    static func isName(in bytes: [UInt8], _ word: Range<Int>) -> Bool {
+        !word.isEmpty && ShellSyntax.endOfName(bytes, from: word.lowerBound) >= word.upperBound
     }
 
-    /// The command's words as written (quotes kept), `nil` for each operator or newline that
-    /// ends a command (`;`, `&`, `|`, `(`, `)`). Redirections (`<`, `>`) only end a word;
-    /// here-document bodies are skipped, as are comments.
-    static func tokens(_ bytes: [UInt8]) -> [String?] {
-        var tokens: [String?] = []
+    /// The command's words as written (quotes kept), as ranges of `bytes`; `nil` for each
+    /// operator or newline that ends a command (`;`, `&`, `|`, `(`, `)`). Redirections (`<`,
+    /// `>`) only end a word; here-document bodies are skipped, as are comments.
+    static func tokens(_ bytes: [UInt8]) -> [Range<Int>?] {
+        var tokens: [Range<Int>?] = []
         var wordStart: Int? = nil
         var hereDocuments: [ShellSyntax.HereDocument] = []
         var i = 0
         func endWord() {
-            if let start = wordStart { tokens.append(String(decoding: bytes[start..<min(i, bytes.count)], as: UTF8.self)) }
+            if let start = wordStart { tokens.append(start..<min(i, bytes.count)) }
             wordStart = nil
         }
         while i < bytes.count {

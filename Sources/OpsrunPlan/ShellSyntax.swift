@@ -165,7 +165,12 @@ enum ShellSyntax {
 
     /// A byte that ends a word by itself: `;`, `&`, `|`, `(`, `)`, `<`, `>`.
     static func isOperator(_ byte: UInt8) -> Bool {
-        ";&|()<>".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: ";"), UInt8(ascii: "&"), UInt8(ascii: "|"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "<"), UInt8(ascii: ">"):
+            true
+        default: false
+        }
     }
 
     /// The index of the newline ending the line `start` is on (the end of the command when none).

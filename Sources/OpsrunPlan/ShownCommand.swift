@@ -59,7 +59,7 @@ public enum ShownCommand {
                 case UInt8(ascii: "$"):
                     let place: PastedValue.Place =
                         inDoubleQuotes ? .doubleQuotes
-                        : ShellAssignedNames.assignedName(String(decoding: bytes[wordStart..<i], as: UTF8.self)) != nil
+                        : ShellAssignedNames.assignedName(in: bytes, wordStart..<i) != nil
                             ? .assignment : .unquoted
                     i = paste(at: i, place)
                 case UInt8(ascii: "\""):
