@@ -21,6 +21,24 @@ public enum Suggestion {
         nearest(to: word, in: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 
+    /// `phrase` for a task's name, which may also be the name of a task in an included manifest
+    /// written without its namespace (`build` for `web:build`, `ui:biuld` for `web:ui:build`):
+    /// when no name is near the whole, the nearest whose part after a `:` is near it.
+    public static func taskPhrase(for word: String, in candidates: [String]) -> String {
+        if let near = nearest(to: word, in: candidates) { return "; did you mean '\(near)'?" }
+        let w = Array(word.lowercased().utf8)
+        let limit = limit(for: w)
+        var best: (name: String, distance: Int)?
+        for candidate in candidates {
+            let bytes = Array(candidate.lowercased().utf8)
+            for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ":") {
+                let d = distance(w, Array(bytes[(index + 1)...]), limit: limit)
+                if d <= limit, d < (best?.distance ?? .max) { best = (candidate, d) }
+            }
+        }
+        return best.map { "; did you mean '\($0.name)'?" } ?? ""
+    }
+
     /// Damerau–Levenshtein (optimal string alignment) distance, giving up past `limit`.
     static func distance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
         if abs(a.count - b.count) > limit { return limit + 1 }

@@ -110,7 +110,7 @@ public struct Project: Sendable {
         let names = targets.isEmpty ? manifest.defaultTasks.map { $0.value } : targets
         if names.isEmpty { throw Self.noTaskNamed(in: source.displayName, among: graph.names) }
         return try Self.ids(of: names, in: graph.index, namespaces: manifest.namespaces) { name in
-            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.phrase(for: name, in: graph.names + manifest.namespaces.map { $0.name }))"
+            "unknown task '\(name)' (not in \(source.displayName))\(Suggestion.taskPhrase(for: name, in: graph.names + manifest.namespaces.map { $0.name }))"
         }
     }
 

@@ -106,7 +106,7 @@ public struct TaskInstances: Sendable {
                 ? "; it has no instances" : Suggestion.phrase(for: name, in: instances)
             return "unknown task '\(name)': no instance of '\(graph.names[task])' has that name\(hint)"
         }
-        return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.phrase(for: name, in: declaredNames))"
+        return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.taskPhrase(for: name, in: declaredNames))"
     }
 }
 

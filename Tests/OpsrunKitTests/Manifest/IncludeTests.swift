@@ -162,6 +162,24 @@ import Testing
         }
     }
 
+    @Test func aTaskNamedWithoutItsNamespaceSuggestsTheNamespacedOne() throws {
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  all: echo\n")
+        scratch.write("web/Tasksfile.yaml", "includes: { ui: ui }\ntasks:\n  build: echo\n")
+        scratch.write("web/ui/Tasksfile.yaml", "tasks:\n  bundle: echo\n")
+        let project = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
+        func unknown(_ name: String) -> String {
+            do {
+                _ = try project.roots(named: [name])
+                return ""
+            } catch {
+                return error.diagnostics.map(\.description).joined()
+            }
+        }
+        #expect(unknown("build") == "error: unknown task 'build' (not in Tasksfile.yaml); did you mean 'web:build'?")
+        #expect(unknown("ui:bundel") == "error: unknown task 'ui:bundel' (not in Tasksfile.yaml); did you mean 'web:ui:bundle'?")
+        #expect(unknown("alll") == "error: unknown task 'alll' (not in Tasksfile.yaml); did you mean 'all'?")
+    }
+
     @Test func aDependencyOnANamespaceSaysToNameOneOfItsTasks() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  all: { deps: [web], run: echo }\n")
         scratch.write("web/Tasksfile.yaml", "default: build\ntasks:\n  build: echo\n")
