@@ -46,7 +46,7 @@ public enum ManifestLoader {
         var manifest = Manifest(file: file, directory: directory)
         var checker = ManifestChecker(text: text)
         guard let root = try YAMLDocument.parse(text, file: file) else {
-            throw DiagnosticList([Diagnostic(at: nil, file: file, "the manifest is empty; it needs a 'tasks' mapping")])
+            throw DiagnosticList([.error("the manifest is empty; it needs a 'tasks' mapping", at: SourceLocation(file: file, line: 1, column: 1))])
         }
         guard case .mapping(let entries) = root.content else {
             throw DiagnosticList([.error("the manifest must be a mapping with a 'tasks' key, not \(root.kindDescription)", at: root.location)])

@@ -128,17 +128,22 @@ public struct OperationBuilder {
     }
 
     /// The commands of task `id` as `-n` and `-v` show them: the variables opsrun sets
-    /// substituted (`ShownCommand`), the arguments after `--` not included; `nil` when they show
-    /// as written (no `$` in them: no array made, for a plan of 100,000 tasks).
+    /// substituted (`ShownCommand`) but secrets (`UnshownVariables`), the arguments after `--`
+    /// not included; `nil` when they show as written (no `$` in them: no array made, for a plan
+    /// of 100,000 tasks).
     public func shownCommands(of id: Int) -> [String]? {
         let task = graph.tasks[id]
         guard task.commands.contains(where: { UTF8Text.contains(UInt8(ascii: "$"), in: $0.value) }) else { return nil }
         var templates = TemplateVariables()
         let values = templates.variables(of: task, environment)
         let own = Set(task.environment.map { $0.name } + (task.instance?.values.map { $0.name } ?? []))
+        let unshown = UnshownVariables(task: task, manifest: manifest)
         return task.commands.map { command in
             ShownCommand.substitute(command.value) { name in
-                name == "OPSRUN_TASK" || own.contains(name) || environment.defines(name, forTask: task.name) ? values[name] : nil
+                guard name == "OPSRUN_TASK" || own.contains(name) || environment.defines(name, forTask: task.name),
+                    !unshown.contains(name)
+                else { return nil }
+                return values[name]
             }
         }
     }

@@ -234,7 +234,7 @@ import Testing
         #expect(ManifestTest.errors("tasks: [a, b]\n") == [
             "Tasksfile.yaml:1:8: error: 'tasks' must be a mapping of task names to tasks, not a list",
         ])
-        #expect(ManifestTest.errors("# nothing yet\n") == ["Tasksfile.yaml: error: the manifest is empty; it needs a 'tasks' mapping"])
+        #expect(ManifestTest.errors("# nothing yet\n") == ["Tasksfile.yaml:1:1: error: the manifest is empty; it needs a 'tasks' mapping"])
         #expect(ManifestTest.errors("- a\n- b\n") == [
             "Tasksfile.yaml:1:1: error: the manifest must be a mapping with a 'tasks' key, not a list",
         ])

@@ -98,4 +98,16 @@ import Testing
         // Plain values paste raw.
         #expect(shown("cc $CFLAGS -c $SRC") == "cc -O2 -Wall -c src/a.c")
     }
+
+    @Test func secretsAndWhatIsMadeFromThemAreNeverPasted() throws {
+        let (instances, builder) = try TaskInstancesTests.expand("""
+            env: { AUTH: "Bearer ${API}", MODE: fast }
+            tasks:
+              deploy:
+                requires: [API]
+                run: curl -H "$AUTH" --mode $MODE --key $API --pw $DB_PASSWORD
+            """, overrides: [("API", "s3cret"), ("DB_PASSWORD", "hunter2")])
+        let id = try #require(instances.graph.index["deploy"])
+        #expect(builder.shownCommands(of: id) == [#"curl -H "$AUTH" --mode fast --key $API --pw $DB_PASSWORD"#])
+    }
 }
