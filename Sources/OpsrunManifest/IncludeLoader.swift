@@ -124,7 +124,8 @@ struct IncludeLoader {
             let directory = Directories.parentPath(of: path)
             let file: ManifestFile
             do {
-                file = try ManifestLoader.read(text: text, file: display, directory: directory)
+                file = try ManifestLoader.read(
+                    text: text, file: display, directory: directory, namePrefix: context.prefix + entry.namespace + ":")
             } catch {
                 diagnostics += error.diagnostics
                 unreadable.append(context.prefix + entry.namespace + ":")

@@ -42,7 +42,9 @@ public enum ManifestLoader {
 
     /// One file's manifest, its `includes` not yet read, with the problems found in it.
     /// Throws only when the file is not a manifest at all (bad YAML, not a mapping).
-    static func read(text: String, file: String, directory: String) throws(DiagnosticList) -> ManifestFile {
+    /// `namePrefix`: how messages name the file's tasks (`web:` for an included file's, whose
+    /// tasks a run calls `web:build`).
+    static func read(text: String, file: String, directory: String, namePrefix: String = "") throws(DiagnosticList) -> ManifestFile {
         var manifest = Manifest(file: file, directory: directory)
         var checker = ManifestChecker(text: text)
         guard let root = try YAMLDocument.parse(text, file: file) else {
@@ -85,7 +87,8 @@ public enum ManifestLoader {
         }
         let namespaces = includes.map { $0.namespace }
         let taskNames = readTasks(
-            byKey["tasks"], root: root, queueNames: queueNames, includeNamespaces: namespaces, into: &manifest, &checker)
+            byKey["tasks"], root: root, queueNames: queueNames, includeNamespaces: namespaces, namePrefix: namePrefix,
+            into: &manifest, &checker)
         if let defaults = value("default") {
             manifest.defaultTasks = readDefault(defaults, taskNames: taskNames, includeNamespaces: namespaces, into: &checker)
         }
@@ -140,7 +143,7 @@ public enum ManifestLoader {
     /// missing or unreadable.
     static func readTasks(
         _ entry: YAMLMappingEntry?, root: YAMLNode, queueNames: [String]?, includeNamespaces: [String],
-        into manifest: inout Manifest,
+        namePrefix: String = "", into manifest: inout Manifest,
         _ checker: inout ManifestChecker
     ) -> (order: [String], set: Set<String>)? {
         guard let entry else {
@@ -160,7 +163,8 @@ public enum ManifestLoader {
         }
         if tasks.isEmpty { checker.error("the manifest has no tasks", at: entry.keyLocation) }
         let reader = TaskSpecReader(
-            taskOrder: tasks.map { $0.key }, queueNames: queueNames, includeNamespaces: includeNamespaces)
+            taskOrder: tasks.map { $0.key }, queueNames: queueNames, includeNamespaces: includeNamespaces,
+            namePrefix: namePrefix)
         manifest.tasks.reserveCapacity(tasks.count)
         for task in tasks {
             if let problem = ManifestNames.problem(withName: task.key) {

@@ -14,7 +14,9 @@ enum ManifestNames {
             if character == "=" {
                 return "invalid \(noun) name '\(name)': '=' is not allowed, as it marks a NAME=VALUE argument"
             }
-            return "invalid \(noun) name '\(name)': \(shown(character)) is not allowed; use letters, digits, '_', '-', '.' and ':'"
+            // A namespace cannot hold ':', which separates it from a task's name (`IncludeEntry`).
+            let allowed = noun == "namespace" ? "'_', '-' and '.'" : "'_', '-', '.' and ':'"
+            return "invalid \(noun) name '\(name)': \(shown(character)) is not allowed; use ASCII letters, digits, \(allowed)"
         }
         return nil
     }

@@ -60,7 +60,7 @@ extension TaskSpecReader {
     func checkService(
         _ keys: ServiceKeys, of spec: inout TaskSpec, runReported: Bool, _ checker: inout ManifestChecker
     ) {
-        let name = spec.name
+        let name = namePrefix + spec.name
         guard let service = keys.service, service.value else {
             for (key, location) in [("ready", keys.ready?.location), ("ready_timeout", keys.readyTimeout?.location)] {
                 guard let location else { continue }

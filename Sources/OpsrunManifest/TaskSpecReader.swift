@@ -55,8 +55,11 @@ struct TaskSpecReader {
     /// The namespaces of the manifest's `includes`: `web:build` names a task of one, checked once
     /// every included file is read (`IncludeLoader`).
     let includeNamespaces: [String]
+    /// `web:` when the file is included as `web`: messages name its tasks as a run does.
+    let namePrefix: String
 
-    init(taskOrder: [String], queueNames: [String]?, includeNamespaces: [String] = []) {
+    init(taskOrder: [String], queueNames: [String]?, includeNamespaces: [String] = [], namePrefix: String = "") {
+        self.namePrefix = namePrefix
         self.taskOrder = taskOrder
         self.taskNames = Set(taskOrder)
         self.queueNames = queueNames
@@ -73,7 +76,7 @@ struct TaskSpecReader {
 
     /// Reads `value` into `spec`, which holds only the task's name and place.
     func read(_ value: YAMLNode, into spec: inout TaskSpec, _ checker: inout ManifestChecker) {
-        let name = spec.name
+        let name = namePrefix + spec.name
         let location = spec.location
         let before = checker.diagnostics.count
         var runOrDepsReported = false
@@ -137,7 +140,7 @@ struct TaskSpecReader {
     private func read(
         _ kind: TaskKey, _ key: String, _ node: YAMLNode, of spec: inout TaskSpec, into checker: inout ManifestChecker
     ) {
-        let name = spec.name
+        let name = namePrefix + spec.name
         // Computed: the wording is built only for a message.
         var what: String { "'\(key)' of task '\(name)'" }
         switch kind {
@@ -299,11 +302,11 @@ struct TaskSpecReader {
     private func checkEach(_ each: EachSpec, of spec: TaskSpec, runReported: Bool, _ checker: inout ManifestChecker) {
         // Without 'deps' either, "has neither 'run' nor 'deps'" says it already.
         if spec.commands.isEmpty, !spec.deps.isEmpty, !runReported {
-            checker.error("task '\(spec.name)' has 'each' but no 'run': each instance runs the task's commands", at: each.location)
+            checker.error("task '\(namePrefix + spec.name)' has 'each' but no 'run': each instance runs the task's commands", at: each.location)
         }
         for entry in spec.environment where each.variables.contains(where: { $0.name == entry.name }) {
             checker.error(
-                "'\(entry.name)' is set by 'each' of task '\(spec.name)', so it cannot also be in the task's 'env'",
+                "'\(entry.name)' is set by 'each' of task '\(namePrefix + spec.name)', so it cannot also be in the task's 'env'",
                 at: entry.location)
         }
     }

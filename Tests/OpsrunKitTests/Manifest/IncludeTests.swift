@@ -102,10 +102,11 @@ import Testing
               lint: { run: lint, dpes: [] }
             """)
         #expect(errors() == [
-            "web/Tasksfile.yaml:2:30: error: unknown task 'lnt' in deps of 'build'; did you mean 'lint'?",
-            "web/Tasksfile.yaml:2:35: error: unknown task 'ui:buld' in deps of 'build'",
+            // Each task named as a run names it, whichever step found the error.
+            "web/Tasksfile.yaml:2:30: error: unknown task 'lnt' in deps of 'web:build'; did you mean 'lint'?",
+            "web/Tasksfile.yaml:2:35: error: unknown task 'ui:buld' in deps of 'web:build'",
             "web/Tasksfile.yaml:2:63: error: unknown queue ':net' in task 'web:build'",
-            "web/Tasksfile.yaml:3:22: error: unknown key 'dpes' in task 'lint'; did you mean 'deps'?",
+            "web/Tasksfile.yaml:3:22: error: unknown key 'dpes' in task 'web:lint'; did you mean 'deps'?",
         ])
         // `:codegn` is left for a run of web:build to refuse (web may be run on its own).
         scratch.write("web/Tasksfile.yaml", "tasks:\n  build: { deps: [':codegn'], run: make }\n")
@@ -131,6 +132,11 @@ import Testing
         ])
         scratch.write("Tasksfile.yaml", "include: { web: web }\ntasks:\n  t: echo\n")
         #expect(errors() == ["Tasksfile.yaml:1:1: error: unknown top-level key 'include'; did you mean 'includes'?"])
+        // The characters a namespace may hold are listed without ':'.
+        scratch.write("Tasksfile.yaml", "includes: { we b: web }\ntasks:\n  t: echo\n")
+        #expect(errors() == [
+            "Tasksfile.yaml:1:13: error: invalid namespace name 'we b': a space is not allowed; use ASCII letters, digits, '_', '-' and '.'",
+        ])
     }
 
     @Test func anIncludeCycleIsAnErrorWithThePlaceOfEachEntry() {

@@ -272,7 +272,7 @@ import Testing
         ])
         // A task with a bad name or a bad value still exists for its dependents.
         #expect(ManifestTest.errors("tasks:\n  a b: make\n  c: { run: [[x]] }\n  d:\n    deps: [a b, c]\n") == [
-            "Tasksfile.yaml:2:3: error: invalid task name 'a b': a space is not allowed; use letters, digits, '_', '-', '.' and ':'",
+            "Tasksfile.yaml:2:3: error: invalid task name 'a b': a space is not allowed; use ASCII letters, digits, '_', '-', '.' and ':'",
             "Tasksfile.yaml:3:14: error: each command of task 'c' must be a string, not a list",
         ])
         // A bad queue is still declared for its users.

@@ -13,11 +13,11 @@ import Testing
               "": make
               café: make
             """) == [
-            "Tasksfile.yaml:2:3: error: invalid task name 'a b': a space is not allowed; use letters, digits, '_', '-', '.' and ':'",
+            "Tasksfile.yaml:2:3: error: invalid task name 'a b': a space is not allowed; use ASCII letters, digits, '_', '-', '.' and ':'",
             "Tasksfile.yaml:3:3: error: invalid task name 'x=y': '=' is not allowed, as it marks a NAME=VALUE argument",
             "Tasksfile.yaml:4:3: error: invalid task name '-x': it cannot begin with '-', which marks an option",
             "Tasksfile.yaml:5:3: error: a task name cannot be empty",
-            "Tasksfile.yaml:6:3: error: invalid task name 'café': 'é' is not allowed; use letters, digits, '_', '-', '.' and ':'",
+            "Tasksfile.yaml:6:3: error: invalid task name 'café': 'é' is not allowed; use ASCII letters, digits, '_', '-', '.' and ':'",
         ])
         let manifest = try #require(ManifestTest.load("tasks:\n  ns:build_2.x-y: make\n"))
         #expect(manifest.tasks.map(\.name) == ["ns:build_2.x-y"])
