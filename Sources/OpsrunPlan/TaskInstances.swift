@@ -239,6 +239,11 @@ private struct Expansion {
                     if expanded.isEmpty {
                         throw .error("\(what) has a value that is empty once expanded ('\(value.value)')", at: value.location)
                     }
+                    if Self.hasControlCharacter(expanded) {
+                        throw .error(
+                            "\(what) has a value with a control character (a newline or tab would break the lines its instance's name is in)",
+                            at: value.location)
+                    }
                     return expanded
                 }
             case .glob(let pattern):
@@ -249,6 +254,12 @@ private struct Expansion {
                     throw .error(
                         "\(what): '\(pattern.value)' has no wildcards and names no file; a string is a glob, "
                             + "a list gives values (\(variable.name): [\(pattern.value)])",
+                        at: pattern.location)
+                }
+                if let odd = expansion.paths.first(where: Self.hasControlCharacter) {
+                    throw .error(
+                        "\(what): '\(pattern.value)' matches a file whose name has a control character (\(odd.debugDescription)), "
+                            + "which would break the lines its instance's name is in",
                         at: pattern.location)
                 }
                 values = expansion.paths
@@ -263,6 +274,10 @@ private struct Expansion {
             }
         }
         return result
+    }
+
+    static func hasControlCharacter(_ value: String) -> Bool {
+        value.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// `'src/**/*.c' matches no file` for the globs that matched nothing.

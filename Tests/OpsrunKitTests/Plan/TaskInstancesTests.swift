@@ -143,6 +143,18 @@ import Testing
         ])
     }
 
+    @Test func aValueWithAControlCharacterIsAnError() {
+        #expect(Self.errors("""
+            tasks:
+              g:
+                each: { F: [a, "b\\tc"] }
+                run: echo
+            """) == [
+            "Tasksfile.yaml:3:20: error: 'F' in 'each' of task 'g' has a value with a control character "
+                + "(a newline or tab would break the lines its instance's name is in)",
+        ])
+    }
+
     @Test func aTaskWhoseValuesFailedHasNoInstancesAndTheOthersAreExpanded() throws {
         let (instances, _) = try Self.expand("""
             tasks:
