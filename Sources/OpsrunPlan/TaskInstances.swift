@@ -102,8 +102,14 @@ public struct TaskInstances: Sendable {
             graph.tasks[task].each != nil
         {
             let instances = graph.prerequisites[task].filter { graph.tasks[$0].instance != nil }.map { graph.names[$0] }
+            // `test[PY=3.12,OS=mac]`: the values of `test[OS=mac,PY=3.12]`, in another order.
+            func pairs(_ name: String) -> [Substring] {
+                name.drop { $0 != "[" }.dropFirst().dropLast().split(separator: ",").sorted()
+            }
+            let reordered = instances.first { pairs($0) == pairs(name) }
             let hint = instances.isEmpty
-                ? "; it has no instances" : Suggestion.phrase(for: name, in: instances)
+                ? "; it has no instances"
+                : reordered.map { "; did you mean '\($0)'?" } ?? Suggestion.phrase(for: name, in: instances)
             return "unknown task '\(name)': no instance of '\(graph.names[task])' has that name\(hint)"
         }
         return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.taskPhrase(for: name, in: declaredNames))"

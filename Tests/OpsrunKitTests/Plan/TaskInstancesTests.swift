@@ -216,6 +216,23 @@ import Testing
         }
     }
 
+    @Test func anInstanceNamedWithItsValuesInAnotherOrderIsSuggested() throws {
+        let (instances, _) = try Self.expand("""
+            tasks:
+              test:
+                each: { OS: [linux, mac], PY: ["3.11", "3.12"] }
+                run: echo
+            """)
+        do {
+            _ = try instances.roots(named: ["test[PY=3.12,OS=mac]"])
+            Issue.record("an unknown name was accepted")
+        } catch {
+            #expect(error.diagnostics.map(\.description) == [
+                "error: unknown task 'test[PY=3.12,OS=mac]': no instance of 'test' has that name; did you mean 'test[OS=mac,PY=3.12]'?",
+            ])
+        }
+    }
+
     @Test func anInstanceSeesItsValueInEnvironmentPathsAndDefinition() throws {
         let scratch = ScratchDirectory()
         scratch.write("src/a.c", "")
