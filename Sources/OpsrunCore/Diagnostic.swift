@@ -40,6 +40,15 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Diagnostics found while reading or checking input; thrown when any is an error.
+extension Diagnostic {
+    /// The order messages are printed in: those without a place first, then by file, line and
+    /// column.
+    public static func byPlace(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
+        guard let first = a.location, let second = b.location else { return a.location == nil && b.location != nil }
+        return first < second
+    }
+}
+
 public struct DiagnosticList: Error, Sendable {
     public var diagnostics: [Diagnostic]
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }

@@ -51,10 +51,7 @@ public struct RunSession {
         if !instances.failures.isEmpty {
             let selected = Set(selection)
             problems += instances.failures.filter { selected.contains($0.task) }.map { $0.diagnostic }
-            problems.sort { a, b in
-                guard let first = a.location, let second = b.location else { return a.location == nil && b.location != nil }
-                return first < second
-            }
+            problems.sort(by: Diagnostic.byPlace)
         }
         if !problems.isEmpty { throw ProjectError(diagnostics: problems, sources: project.sourceTexts) }
         if !project.manifest.rootReferences.isEmpty {

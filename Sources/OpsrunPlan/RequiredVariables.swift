@@ -82,10 +82,7 @@ public enum RequiredVariables {
                 report(missing)
             }
         }
-        return diagnostics.sorted { a, b in
-            guard let first = a.location, let second = b.location else { return a.location == nil && b.location != nil }
-            return first < second
-        }
+        return diagnostics.sorted(by: Diagnostic.byPlace)
     }
 
     static func diagnostic(_ failure: ExpansionFailure, what: String, text: String?) -> Diagnostic {

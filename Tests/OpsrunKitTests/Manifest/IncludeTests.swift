@@ -151,21 +151,27 @@ import Testing
         ])
     }
 
+    /// The errors of loading the whole project (its graph too, where cycles are found), each
+    /// with its notes.
+    func projectErrors() -> [String] {
+        do {
+            _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
+            return []
+        } catch {
+            return error.diagnostics.map { ([$0.description] + $0.notes).joined(separator: "\n") }
+        }
+    }
+
     @Test func aDependencyCycleAcrossFilesGivesEachEdgesFileLineAndColumn() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: { deps: [web:b], run: echo }\n")
         scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [':a'], run: echo }\n")
-        do {
-            _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
-            Issue.record("a cycle must not load")
-        } catch {
-            #expect(error.diagnostics.map { ([$0.description] + $0.notes).joined(separator: "\n") } == [
-                """
-                Tasksfile.yaml: error: dependency cycle: a -> web:b -> a
-                  Tasksfile.yaml:3:15: 'a' depends on 'web:b'
-                  web/Tasksfile.yaml:2:15: 'web:b' depends on 'a'
-                """
-            ])
-        }
+        #expect(projectErrors() == [
+            """
+            Tasksfile.yaml: error: dependency cycle: a -> web:b -> a
+              Tasksfile.yaml:3:15: 'a' depends on 'web:b'
+              web/Tasksfile.yaml:2:15: 'web:b' depends on 'a'
+            """
+        ])
     }
 
     @Test func aTaskNamedWithoutItsNamespaceSuggestsTheNamespacedOne() throws {
@@ -197,18 +203,13 @@ import Testing
     @Test func aDependencyCycleInsideAnIncludedFileIsHeadedWithThatFile() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: echo\n")
         scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [c], run: echo }\n  c: { deps: [b], run: echo }\n")
-        do {
-            _ = try Project.load(explicitFile: nil, workingDirectory: scratch.path)
-            Issue.record("a cycle must not load")
-        } catch {
-            #expect(error.diagnostics.map { ([$0.description] + $0.notes).joined(separator: "\n") } == [
-                """
-                web/Tasksfile.yaml: error: dependency cycle: web:b -> web:c -> web:b
-                  web/Tasksfile.yaml:2:15: 'web:b' depends on 'web:c'
-                  web/Tasksfile.yaml:3:15: 'web:c' depends on 'web:b'
-                """
-            ])
-        }
+        #expect(projectErrors() == [
+            """
+            web/Tasksfile.yaml: error: dependency cycle: web:b -> web:c -> web:b
+              web/Tasksfile.yaml:2:15: 'web:b' depends on 'web:c'
+              web/Tasksfile.yaml:3:15: 'web:c' depends on 'web:b'
+            """
+        ])
     }
 
     @Test func aSubProjectRunAloneKeepsItsRootReferencesForTheRunToRefuse() throws {
