@@ -70,6 +70,15 @@ public enum Driver {
                 }
                 // Written as it is made: the graph of a large manifest is never held whole.
                 GraphPrinter.write(graph, roots: roots, format: invocation.format, to: status.result)
+                // A `:name` the manifest run does not have is refused only by a run of its task
+                // (the manifest may be a sub-project run alone): the graph says what it leaves out.
+                let shown = roots.isEmpty ? nil : Set(graph.closure(of: roots).map { graph.names[$0] })
+                for reference in project.manifest.rootReferences where shown?.contains(reference.task) ?? true {
+                    status.warning(Diagnostic(
+                        .warning, at: reference.reference.location,
+                        "task '\(reference.task)' depends on '\(reference.reference.value)', which \(project.source.displayName) "
+                            + "does not have: the graph leaves that edge out, and a run of the task is refused").description)
+                }
                 return .success
             case .dryRun:
                 let session = try RunSession(
