@@ -137,11 +137,10 @@ public struct OperationBuilder {
         var templates = TemplateVariables()
         let values = templates.variables(of: task, environment)
         let own = Set(task.environment.map { $0.name } + (task.instance?.values.map { $0.name } ?? []))
-        let unshown = UnshownVariables(task: task, manifest: manifest)
         return task.commands.map { command in
             ShownCommand.substitute(command.value) { name in
                 guard name == "OPSRUN_TASK" || own.contains(name) || environment.defines(name, forTask: task.name),
-                    !unshown.contains(name)
+                    !UnshownVariables.contains(name, task: task, manifestEnvironment: manifest.environment)
                 else { return nil }
                 return values[name]
             }

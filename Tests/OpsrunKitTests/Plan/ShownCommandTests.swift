@@ -110,4 +110,13 @@ import Testing
         let id = try #require(instances.graph.index["deploy"])
         #expect(builder.shownCommands(of: id) == [#"curl -H "$AUTH" --mode fast --key $API --pw $DB_PASSWORD"#])
     }
+
+    @Test func namesThatReadAsSecretsWhateverTheirCase() {
+        for name in ["GITHUB_TOKEN", "db_password", "SSH_KEY", "key", "stripe_apikey", "OAUTH_CLIENT", "PrivateRegistry"] {
+            #expect(UnshownVariables.readsAsSecret(name), "\(name)")
+        }
+        for name in ["CFLAGS", "SRC", "KEYBOARD", "MONKEY", "TOKE", ""] {
+            #expect(!UnshownVariables.readsAsSecret(name), "\(name)")
+        }
+    }
 }
