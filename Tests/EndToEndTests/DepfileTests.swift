@@ -122,6 +122,20 @@ import Testing
         #expect(second.stdout.hasPrefix("gen runs: its last run did not write its depfile out.d\n"))
         #expect(try String(contentsOfFile: project.path("ran.log"), encoding: .utf8) == "gen\ngen\n")
     }
+
+    @Test func theDepfilesDirectoryIsMadeBeforeTheCompile() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              compile:
+                run: cc -MMD -MF deps/a.d -c a.c -o a.o
+                sources: [a.c]
+                outputs: [a.o]
+                depfile: deps/a.d
+            """, files: ["a.c": "int a;\n"])
+        let result = try project.run("compile")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: project.path("deps/a.d")))
+    }
 }
 
 extension TemporaryProject {
