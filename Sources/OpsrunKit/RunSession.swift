@@ -199,10 +199,11 @@ public struct RunSession {
             return nil
         }
         let specs = builder.incrementalSpecs(for: selection)
-        let shared = SharedOutputs.problems(of: specs, selection: selection, graph: graph)
-        if !shared.isEmpty {
+        let problems = (EmptyPaths.problems(of: specs, selection: selection, graph: graph)
+            + SharedOutputs.problems(of: specs, selection: selection, graph: graph)).sorted(by: Diagnostic.byPlace)
+        if !problems.isEmpty {
             preloaded?.take()?.close(compacting: false)
-            throw ProjectError(diagnostics: shared, sources: project.sourceTexts)
+            throw ProjectError(diagnostics: problems, sources: project.sourceTexts)
         }
         // Taken when needed, once the specs are made: the state goes on opening (and statting the
         // files it knows) meanwhile rather than holding up the specs.

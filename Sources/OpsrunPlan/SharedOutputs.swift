@@ -17,7 +17,8 @@ public enum SharedOutputs {
         var diagnostics: [Diagnostic] = []
         for (index, spec) in specs.enumerated() where !spec.outputs.isEmpty {
             for (k, output) in spec.outputs.enumerated() {
-                guard let path = GlobPattern.literalPath(of: output) else { continue }
+                // An empty one is EmptyPaths' error, not a shared output.
+                guard !output.isEmpty, let path = GlobPattern.literalPath(of: output) else { continue }
                 let key = path.utf8.first == UInt8(ascii: "/") ? path : spec.absoluteDirectory + "/" + path
                 guard let owner = owners[key] else {
                     owners[key] = index

@@ -213,4 +213,36 @@ import Testing
         // A run that does not hold both is not concerned.
         #expect(try project.run("other").status == 0)
     }
+
+    @Test func pathsEmptyOnceExpandedAreAnErrorBeforeAnythingRuns() throws {
+        // Before: the empty output was "missing" at every run (never up to date), the empty
+        // depfile warned at every run, the empty source was ignored.
+        let project = try TemporaryProject(#"""
+            tasks:
+              pack:
+                run: echo ran >> ran.log && touch out.txt
+                sources: ["${INPUT}"]
+                outputs: [out.txt, "${EXTRA}"]
+                depfile: ${DEPS%.d}
+              compile:
+                each: { SRC: [a, b] }
+                run: echo "$SRC" >> ran.log
+                outputs: ["${OBJDIR}"]
+            """#)
+        let run = try project.run("-n", "pack", "compile")
+        #expect(run.status == 2)
+        let message = "is empty once expanded"
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:4:15: error: an entry of 'sources' of task 'pack' is empty once expanded ('${INPUT}'); "
+                + "a path cannot be empty: set the variable, or give it a default ('${NAME:-...}')"), "\(run.stderr)")
+        #expect(run.stderr.contains("Tasksfile.yaml:5:24: error: an entry of 'outputs' of task 'pack' \(message) ('${EXTRA}')"))
+        #expect(run.stderr.contains("Tasksfile.yaml:6:14: error: 'depfile' of task 'pack' \(message) ('${DEPS%.d}')"))
+        // Once for the task, not once per instance.
+        #expect(run.stderr.components(separatedBy: "of task 'compile' \(message)").count == 2, "\(run.stderr)")
+        #expect(try project.run("pack").status == 2)
+        #expect(!FileManager.default.fileExists(atPath: project.path("ran.log")))
+        // Set, they are paths like any other.
+        let set = try project.run("INPUT=Tasksfile.yaml", "EXTRA=extra.txt", "DEPS=deps.d", "-n", "pack")
+        #expect(set.status == 0, "\(set.stderr)")
+    }
 }
