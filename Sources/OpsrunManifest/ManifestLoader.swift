@@ -58,10 +58,11 @@ public enum ManifestLoader {
             if topLevelKeys.contains(entry.key) {
                 byKey[entry.key] = entry
             } else if !entry.key.hasPrefix("x-") {  // `x-` keys are free, e.g. for anchors
-                checker.error(
-                    "unknown top-level key '\(entry.key)'"
-                        + ManifestChecker.keySuggestion(for: entry.key, keys: topLevelKeys, borrowed: borrowedTopLevelKeys),
-                    at: entry.keyLocation)
+                let suggestion = ManifestChecker.keySuggestion(for: entry.key, keys: topLevelKeys, borrowed: borrowedTopLevelKeys)
+                // `run:` at the left margin: a task's key indented too little (`env` is both).
+                let taskKeyHint = suggestion.isEmpty && TaskKey(entry.key) != nil
+                    ? "; '\(entry.key)' is a key of a task: indent it under its task in 'tasks'" : ""
+                checker.error("unknown top-level key '\(entry.key)'" + suggestion + taskKeyHint, at: entry.keyLocation)
             }
         }
         // `key:` with nothing after it is the same as leaving the key out, except for 'tasks'.

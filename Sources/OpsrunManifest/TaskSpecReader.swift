@@ -41,6 +41,22 @@ struct TaskSpecReader {
         return checker.taskSuggestion(for: written, among: taskOrder)
     }
 
+    /// A task named like a task key (`deps:`, `run:`, `env:`) whose value reads as that key's, not
+    /// as a task's: a key of the task above, indented too little. Without this it became a task of
+    /// its own (`deps: [lint]` a task running the command `lint`), and its task lost it silently.
+    /// A task may still be named `run` in the long form (`run: { run: ./app }`).
+    private func misindentedKey(_ key: String, _ value: YAMLNode) -> String? {
+        guard TaskKey(key) != nil else { return nil }
+        if case .mapping(let entries) = value.content, entries.allSatisfy({ TaskKey($0.key) != nil }), !entries.isEmpty {
+            return nil
+        }
+        // The nearest task above that is not itself a misplaced key.
+        let above = taskOrder.firstIndex(of: key).flatMap { taskOrder[..<$0].last { TaskKey($0) == nil } }
+        return "'\(key)' is a task key, written here as a task at the level of 'tasks'"
+            + (above.map { "; if it belongs to '\($0)' above, indent it under that task" } ?? "")
+            + "; a task named '\(key)' needs the long form ('\(key): { run: ... }')"
+    }
+
     static func keySuggestion(for key: String) -> String {
         ManifestChecker.keySuggestion(for: key, keys: keys, borrowed: borrowedKeys)
     }
@@ -81,6 +97,10 @@ struct TaskSpecReader {
         let before = checker.diagnostics.count
         var runOrDepsReported = false
         var serviceKeys = ServiceKeys()
+        if let misplaced = misindentedKey(spec.name, value) {
+            checker.error(misplaced, at: location)
+            return
+        }
         switch value.content {
         case _ where value.isNull:
             break

@@ -142,6 +142,30 @@ import Testing
         ])
     }
 
+    @Test func aTaskKeyIndentedTooLittleIsAnErrorNotATask() {
+        // Before: `deps: [lint]` became a task running the command `lint`, `build` lost its
+        // prerequisite, and `opsrun build` succeeded without linting.
+        #expect(ManifestTest.errors("""
+            tasks:
+              lint: echo lint
+              build:
+                run: echo build
+              deps: [lint]
+              env:
+                A: "1"
+              run:
+                desc: a task named run, in the long form
+                run: ./app
+            sources: [a.c]
+            """) == [
+            "Tasksfile.yaml:5:3: error: 'deps' is a task key, written here as a task at the level of 'tasks'; "
+                + "if it belongs to 'build' above, indent it under that task; a task named 'deps' needs the long form ('deps: { run: ... }')",
+            "Tasksfile.yaml:6:3: error: 'env' is a task key, written here as a task at the level of 'tasks'; "
+                + "if it belongs to 'build' above, indent it under that task; a task named 'env' needs the long form ('env: { run: ... }')",
+            "Tasksfile.yaml:11:1: error: unknown top-level key 'sources'; 'sources' is a key of a task: indent it under its task in 'tasks'",
+        ])
+    }
+
     @Test func unknownTopLevelKeySuggestsAndXKeysAreFree() {
         #expect(ManifestTest.errors("""
             x-anything: [whatever, { a: b }]
