@@ -163,12 +163,16 @@ public struct RunSession {
     static func environmentBuilder(
         of project: Project, invocation: Invocation, environment: [String: String]
     ) throws(ProjectError) -> EnvironmentBuilder {
+        // Every dotenv file's errors at once, the root's first.
+        var problems = ProjectError(diagnostics: [], sources: [:])
+        let rootDotenv = dotenv(project.manifest.dotenvFiles, of: project, problems: &problems)
         var namespaceDotenv: [(namespace: String, values: [(name: String, value: String)])] = []
         for namespace in project.manifest.namespaces where !namespace.dotenvFiles.isEmpty {
-            namespaceDotenv.append((namespace.name, try dotenv(namespace.dotenvFiles, of: project)))
+            namespaceDotenv.append((namespace.name, dotenv(namespace.dotenvFiles, of: project, problems: &problems)))
         }
+        if !problems.diagnostics.isEmpty { throw problems }
         return EnvironmentBuilder(
-            processEnvironment: environment, dotenv: try dotenv(project.manifest.dotenvFiles, of: project),
+            processEnvironment: environment, dotenv: rootDotenv,
             manifestEnvironment: project.manifest.environment, overrides: invocation.variables,
             namespaceDotenv: namespaceDotenv)
     }
@@ -220,8 +224,10 @@ public struct RunSession {
         return (run, specs)
     }
 
-    /// The values of those of `files` that exist, in order; a malformed one is a manifest error.
-    static func dotenv(_ files: [Located<String>], of project: Project) throws(ProjectError) -> [(name: String, value: String)] {
+    /// The values of those of `files` that exist, in order; a malformed one adds its errors to `problems`.
+    static func dotenv(
+        _ files: [Located<String>], of project: Project, problems: inout ProjectError
+    ) -> [(name: String, value: String)] {
         var values: [(name: String, value: String)] = []
         for file in files {
             // Joined, not normalized: the kernel resolves `link/..` as `cat` would.
@@ -232,7 +238,8 @@ public struct RunSession {
             do {
                 values += try DotenvFile.parse(text, file: shown)
             } catch {
-                throw ProjectError(diagnostics: error.diagnostics, sources: [shown: text])
+                problems.diagnostics += error.diagnostics
+                problems.sources[shown] = text
             }
         }
         return values

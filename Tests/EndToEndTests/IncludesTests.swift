@@ -27,6 +27,22 @@ import Testing
         #expect(alone.stdout.contains("web PORT=8080\n"))
     }
 
+    @Test func everyDotenvFilesErrorsAreReportedAtOnce() throws {
+        // Before: only the first broken file was reported; fixing it revealed the next.
+        let project = try TemporaryProject(
+            "dotenv: [.env]\nincludes:\n  web: web\ntasks:\n  show: echo root\n",
+            files: [
+                ".env": "A=1\nC\n",
+                "web/Tasksfile.yaml": "dotenv: [.env]\ntasks:\n  show: echo web\n",
+                "web/.env": "W=1\nbroken\n",
+            ])
+        let result = try project.run("show")
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains(".env:2:1: error: expected NAME=VALUE, but this line has no '=' after the name"), "\(result.stderr)")
+        #expect(lines.contains("web/.env:2:1: error: expected NAME=VALUE, but this line has no '=' after the name"))
+    }
+
     @Test func aSubProjectsDotenvComesAfterTheRootsEnvAndBeforeItsOwn() throws {
         let project = try TemporaryProject(
             "env:\n  A: root\n  B: root\nincludes:\n  web: web\n",
