@@ -129,7 +129,7 @@ private struct Reader {
             var event = yaml_event_t()
             while true {
                 guard yaml_parser_parse(&parser, &event) == 1 else {
-                    throw DiagnosticList(diagnostics + [syntaxError(parser)])
+                    throw DiagnosticList(diagnostics + [syntaxError(parser, in: UnsafeBufferPointer(buffer))])
                 }
                 defer { yaml_event_delete(&event) }
                 let start = location(event.start_mark)
@@ -311,12 +311,40 @@ private struct Reader {
         }
     }
 
-    func syntaxError(_ parser: yaml_parser_t) -> Diagnostic {
-        var problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
-        if let context = parser.context.map({ String(cString: $0) }) {
+    func syntaxError(_ parser: yaml_parser_t, in bytes: UnsafeBufferPointer<UInt8>) -> Diagnostic {
+        let libyamlProblem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        var problem = libyamlProblem
+        let context = parser.context.map { String(cString: $0) }
+        if let context {
             let c = location(parser.context_mark)
             problem += " (\(context) at line \(c.line), column \(c.column))"
         }
-        return .error("YAML syntax error: \(problem)", at: location(parser.problem_mark))
+        let hint = Self.hint(problem: libyamlProblem, context: context, at: Int(parser.problem_mark.index), in: bytes)
+        return .error("YAML syntax error: \(problem)\(hint)", at: location(parser.problem_mark))
+    }
+
+    /// What the usual mistakes behind libyaml's words are, for someone who writes YAML rarely:
+    /// a tab, a glob starting with `*`, `${...}` in a `[...]` list, `: ` inside a command.
+    static func hint(problem: String, context: String?, at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let lineStart = bytes[..<min(index, bytes.count)].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let lineEnd = bytes[min(index, bytes.count)...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        let line = bytes[lineStart..<lineEnd]
+        func lineContains(_ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return line.indices.contains { bytes[$0...].starts(with: needle) && $0 + needle.count <= lineEnd }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\t") {
+            return "; this is a tab: YAML indents with spaces only"
+        }
+        if context == "while scanning an alias" {
+            return "; a value starting with '*' is a YAML alias: quote a glob (\"*.c\")"
+        }
+        if problem.hasPrefix("did not find expected ',' or"), lineContains("${") {
+            return "; inside [...] or {...}, quote a value with '{' or '}' in it ([\"build/${SRC%.c}.o\"])"
+        }
+        if problem == "mapping values are not allowed in this context" {
+            return "; a value with ': ' in it must be quoted ('echo a: b'), and a mapping starts on a line of its own"
+        }
+        return ""
     }
 }

@@ -131,7 +131,24 @@ import Testing
             "Tasksfile.yaml:2:6: error: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 8)",
         ])
         #expect(YAMLTest.errors("tasks:\n  build: run: x\n") == [
-            "Tasksfile.yaml:2:13: error: YAML syntax error: mapping values are not allowed in this context",
+            "Tasksfile.yaml:2:13: error: YAML syntax error: mapping values are not allowed in this context; "
+                + "a value with ': ' in it must be quoted ('echo a: b'), and a mapping starts on a line of its own",
+        ])
+    }
+
+    @Test func syntaxErrorsSayWhatTheUsualMistakeIs() {
+        #expect(YAMLTest.errors("tasks:\n  b:\n\trun: echo b\n") == [
+            "Tasksfile.yaml:3:1: error: YAML syntax error: found character that cannot start any token "
+                + "(while scanning for the next token at line 3, column 1); this is a tab: YAML indents with spaces only",
+        ])
+        #expect(YAMLTest.errors("each: { SRC: *.c }\n") == [
+            "Tasksfile.yaml:1:15: error: YAML syntax error: did not find expected alphabetic or numeric character "
+                + "(while scanning an alias at line 1, column 14); a value starting with '*' is a YAML alias: quote a glob (\"*.c\")",
+        ])
+        #expect(YAMLTest.errors("outputs: [obj/${SRC%.c}.o]\n") == [
+            "Tasksfile.yaml:1:16: error: YAML syntax error: did not find expected ',' or ']' "
+                + "(while parsing a flow sequence at line 1, column 10); inside [...] or {...}, quote a value with '{' or '}' in it "
+                + "([\"build/${SRC%.c}.o\"])",
         ])
     }
 
