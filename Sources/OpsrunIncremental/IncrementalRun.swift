@@ -63,6 +63,9 @@ public final class IncrementalRun {
     private var startTimes: [String: Int64] = [:]
     /// The clock of `startTimes`: the one file times are stamped with (tests move it).
     var startClock: () -> Int64 = FileSystem.coarseRealtimeNanoseconds
+    /// Where the `output`th `outputs` entry of the task named `task` is written: the place of the
+    /// warning for an output its success did not write.
+    public var locateOutput: (_ task: String, _ output: Int) -> SourceLocation? = { _, _ in nil }
 
     /// Opens the state in `stateDirectory` (`<manifest directory>/.opsrun`); `force` is `-B`;
     /// `recordNames` say which manifest of the directory the tasks are from.
@@ -219,6 +222,14 @@ public final class IncrementalRun {
         // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
         guard isRecorded(check.task), !hasher.wasStopped else { return ([], []) }
         var warnings: [Diagnostic] = []
+        // As a depfile not written is: otherwise only `--explain` told why the task ran every time.
+        if !check.task.isService, let missing = states.first(where: { $0.digest == nil }) {
+            let what = GlobPattern.literalPath(of: missing.path) == nil
+                ? "any file matching its output '\(missing.path)'" : "its output '\(missing.path)'"
+            let place = check.task.outputs.firstIndex(of: missing.path).flatMap { locateOutput(name, $0) }
+            warnings.append(Diagnostic(
+                .warning, at: place, "task '\(name)' succeeded without writing \(what); it runs again next time"))
+        }
         let record: TaskRecord
         if check.task.depfile != nil {
             // Without a start time (no `willRun`), every file first listed counts as changed.

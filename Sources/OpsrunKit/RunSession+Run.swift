@@ -119,6 +119,8 @@ extension RunSession {
     ) -> UpToDateGate? {
         guard let incremental else { return nil }
         let (tasks, selection) = (instances.graph.tasks, selection)
+        let graph = instances.graph
+        incremental.run.locateOutput = { name, output in graph.index[name].map { graph.tasks[$0].outputs[output].location } }
         return UpToDateGate(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map { $0.prerequisites },
             recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,

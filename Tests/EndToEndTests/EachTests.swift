@@ -214,6 +214,31 @@ import Testing
         #expect(try project.run("other").status == 0)
     }
 
+    @Test func aSuccessThatDidNotWriteAnOutputIsAWarningAtThatOutput() throws {
+        // Before: the task ran every time with nothing said; only --explain told why.
+        let project = try TemporaryProject(#"""
+            tasks:
+              compile:
+                each: { SRC: [a.c] }
+                run: touch "${SRC%.c}.o"
+                outputs: ["${SRC#.c}.o"]
+              bundle:
+                run: "true"
+                outputs: ["dist/*.js"]
+              fine:
+                run: touch fine.txt
+                outputs: [fine.txt]
+            """#)
+        let run = try project.run("compile", "bundle", "fine")
+        #expect(run.status == 0)
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:5:15: warning: task 'compile[a.c]' succeeded without writing its output 'a.c.o'; it runs again next time"),
+            "\(run.stderr)")
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:8:15: warning: task 'bundle' succeeded without writing any file matching its output 'dist/*.js'"))
+        #expect(!run.stderr.contains("'fine'"))
+    }
+
     @Test func pathsEmptyOnceExpandedAreAnErrorBeforeAnythingRuns() throws {
         // Before: the empty output was "missing" at every run (never up to date), the empty
         // depfile warned at every run, the empty source was ignored.
