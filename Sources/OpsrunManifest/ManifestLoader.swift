@@ -170,6 +170,14 @@ public enum ManifestLoader {
         for task in tasks {
             if let problem = ManifestNames.problem(withName: task.key) {
                 checker.error(problem, at: task.keyLocation)
+            } else if !includeNamespaces.isEmpty, let colon = task.key.firstIndex(of: ":"),
+                case let namespace = String(task.key[..<colon]), includeNamespaces.contains(namespace)
+            {
+                // `web:extra` here would sit among the included web's tasks, written in another file.
+                checker.error(
+                    "task '\(namePrefix)\(task.key)' is named inside the namespace of include '\(namespace)'; "
+                        + "rename it, or move it into that manifest as '\(task.key.dropFirst(namespace.count + 1))'",
+                    at: task.keyLocation)
             }
             // Read in place: a `TaskSpec` returned and then appended is copied on the way.
             manifest.tasks.append(TaskSpec(name: task.key, location: task.keyLocation))

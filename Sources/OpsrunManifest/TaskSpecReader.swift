@@ -25,6 +25,8 @@ struct TaskSpecReader {
         "teardown": "cleanup", "finally": "cleanup", "always": "cleanup", "post": "cleanup", "defer": "cleanup",
         "background": "service", "daemon": "service", "continuous": "service", "persistent": "service",
         "continue-on-error": "allow_failure", "continue_on_error": "allow_failure",
+        "for": "each", "foreach": "each", "for_each": "each", "for-each": "each", "matrix": "each", "loop": "each",
+        "depfiles": "depfile", "dep_file": "depfile", "dependency_file": "depfile",
     ]
 
     /// `; did you mean 'deps'?` for an unknown key of a task, or the empty string.

@@ -226,6 +226,23 @@ import Testing
         let found = errors()
         #expect(found.contains { $0.hasPrefix("web/Tasksfile.yaml:2:3: error: task 'web:b' is defined twice: here and at Tasksfile.yaml:4:3") })
         #expect(found.contains { $0.hasPrefix("Tasksfile.yaml:1:13: error: include 'web' has the name of task 'web'") })
+        #expect(found.contains {
+            $0.hasPrefix("Tasksfile.yaml:4:3: error: task 'web:b' is named inside the namespace of include 'web'; "
+                + "rename it, or move it into that manifest as 'b'")
+        })
+    }
+
+    @Test func aRootTaskInsideAnIncludesNamespaceIsAnError() {
+        // Before: accepted, listed among the root's tasks, with no namespace in --list's JSON.
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  web:extra: echo x\n  webby:ok: echo ok\n")
+        scratch.write("web/Tasksfile.yaml", "includes: { ui: ui }\ntasks:\n  b: echo\n  ui:extra: echo\n")
+        scratch.write("web/ui/Tasksfile.yaml", "tasks:\n  c: echo\n")
+        #expect(errors() == [
+            "Tasksfile.yaml:3:3: error: task 'web:extra' is named inside the namespace of include 'web'; "
+                + "rename it, or move it into that manifest as 'extra'",
+            "web/Tasksfile.yaml:4:3: error: task 'web:ui:extra' is named inside the namespace of include 'ui'; "
+                + "rename it, or move it into that manifest as 'extra'",
+        ])
     }
 
     @Test func aNamespaceNamesItsDefaultOnTheCommandLine() throws {

@@ -125,10 +125,14 @@ import Testing
                 enviroment: { A: b }
                 working_dir: sub
                 run: make
+              b:
+                foreach: { SRC: "*.c" }
+                run: cc "$SRC"
             """) == [
             "Tasksfile.yaml:1:1: error: unknown top-level key 'enviroment'; did you mean 'env'?",
             "Tasksfile.yaml:4:5: error: unknown key 'enviroment' in task 'a'; did you mean 'env'?",
             "Tasksfile.yaml:5:5: error: unknown key 'working_dir' in task 'a'; did you mean 'dir'?",
+            "Tasksfile.yaml:8:5: error: unknown key 'foreach' in task 'b'; did you mean 'each'?",
         ])
     }
 
