@@ -40,6 +40,12 @@ struct TaskSpecReader {
         if let bracket = written.firstIndex(of: "["), taskNames.contains(String(written[..<bracket])) {
             return "; deps name tasks, not their instances: '\(written[..<bracket])' means every instance"
         }
+        // `wbe:build`: a misspelt namespace (whose tasks are not read yet) is near an include's.
+        if let colon = written.firstIndex(of: ":"), colon != written.startIndex,
+            let namespace = Suggestion.nearest(to: String(written[..<colon]), in: includeNamespaces)
+        {
+            return "; did you mean '\(namespace)\(written[colon...])'?"
+        }
         return checker.taskSuggestion(for: written, among: taskOrder)
     }
 

@@ -200,6 +200,15 @@ import Testing
         ])
     }
 
+    @Test func aMisspeltNamespaceInDepsSuggestsTheInclude() {
+        // Before: no suggestion (the root's own tasks were the only candidates).
+        scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  all: { deps: [wbe:build], run: echo }\n")
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  build: echo\n")
+        #expect(errors() == [
+            "Tasksfile.yaml:3:17: error: unknown task 'wbe:build' in deps of 'all'; did you mean 'web:build'?",
+        ])
+    }
+
     @Test func aDependencyCycleInsideAnIncludedFileIsHeadedWithThatFile() {
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  a: echo\n")
         scratch.write("web/Tasksfile.yaml", "tasks:\n  b: { deps: [c], run: echo }\n  c: { deps: [b], run: echo }\n")
