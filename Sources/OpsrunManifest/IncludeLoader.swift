@@ -101,7 +101,7 @@ struct IncludeLoader {
     /// Reads each entry's manifest and merges it, then its own includes.
     private mutating func include(_ entries: [IncludeEntry], of context: Context) {
         for entry in entries {
-            let written = entry.path.value
+            let written = Self.tidied(entry.path.value)
             let relative = written.hasPrefix("/") ? written : context.relativeDirectory.map { $0 + "/" + written } ?? written
             let absolute = written.hasPrefix("/") ? written : context.directory + "/" + written
             guard let (path, relativeFile) = find(absolute, relative: relative, entry: entry) else { continue }
@@ -140,6 +140,14 @@ struct IncludeLoader {
             merge(file, as: entry, into: inner)
             include(file.includes, of: inner)
         }
+    }
+
+    /// `./web/` as `web`, `a//b` as `a/b`: the same path, without what made messages show
+    /// `./web//Tasksfile.yaml`. `..` stays: the kernel resolves `link/..` otherwise than text would.
+    static func tidied(_ path: String) -> String {
+        let names = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        if names.isEmpty { return path.hasPrefix("/") ? "/" : "." }
+        return (path.hasPrefix("/") ? "/" : "") + names.joined(separator: "/")
     }
 
     /// The manifest file an entry names, and its path relative to the root's directory; `nil`

@@ -200,6 +200,19 @@ import Testing
         ])
     }
 
+    @Test func anIncludePathIsShownWithoutDotSegmentsOrDoubledSlashes() throws {
+        // Before: `./web/` showed as `./web//Tasksfile.yaml` in every message and in --list.
+        scratch.write("Tasksfile.yaml", "includes: { web: ./web/, w2: { path: web//Tasksfile.yaml } }\ntasks:\n  a: echo\n")
+        scratch.write("web/Tasksfile.yaml", "tasks:\n  c: { deps: [nope], run: echo }\n")
+        #expect(errors() == [
+            "web/Tasksfile.yaml:2:15: error: unknown task 'nope' in deps of 'web:c'",
+            "web/Tasksfile.yaml:2:15: error: unknown task 'nope' in deps of 'w2:c'",
+        ])
+        #expect(IncludeLoader.tidied("../a/./b//") == "../a/b")
+        #expect(IncludeLoader.tidied("/") == "/")
+        #expect(IncludeLoader.tidied("./") == ".")
+    }
+
     @Test func aMisspeltNamespaceInDepsSuggestsTheInclude() {
         // Before: no suggestion (the root's own tasks were the only candidates).
         scratch.write("Tasksfile.yaml", "includes: { web: web }\ntasks:\n  all: { deps: [wbe:build], run: echo }\n")
