@@ -152,20 +152,34 @@ private struct SummaryRows {
                 .top(
                     label: "FAILED", paint: .red, name: name(tree.failed),
                     reason: failure(tree.failed)))
-            // Preorder: a node's parent is the last node seen one level shallower.
+            // Preorder: a node's parent is the last node seen one level shallower. A chain stays
+            // at its level (SPEC §4: link, then package, one under the other), unless a sibling
+            // of its head follows: then the chain is indented, or the sibling would read as the
+            // chain's next link.
             var levelAtDepth = [0]
+            var lastAtDepth = [true]
+            var placedChildren: [Int: Int] = [:]
             for node in tree.cancelled.prefix(limit) {
                 guard case .cancelled(let cause) = report.operations[node.index].state else {
                     continue
                 }
                 var level = 1
-                if node.depth > 1, let parent = cause.immediatePrerequisite {
-                    level = levelAtDepth[node.depth - 1] + (childCount[parent] > 1 ? 1 : 0)
+                var isLastChild = true
+                if let parent = cause.immediatePrerequisite {
+                    let placed = placedChildren[parent, default: 0] + 1
+                    placedChildren[parent] = placed
+                    isLastChild = placed == childCount[parent]
+                    if node.depth > 1 {
+                        let continuesChain = childCount[parent] == 1 && lastAtDepth[node.depth - 1]
+                        level = levelAtDepth[node.depth - 1] + (continuesChain ? 0 : 1)
+                    }
                 }
                 if levelAtDepth.count > node.depth {
                     levelAtDepth[node.depth] = level
+                    lastAtDepth[node.depth] = isLastChild
                 } else {
                     levelAtDepth.append(level)
+                    lastAtDepth.append(isLastChild)
                 }
                 rows.append(
                     .nested(

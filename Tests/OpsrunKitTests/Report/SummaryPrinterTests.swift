@@ -53,7 +53,9 @@ import Testing
             ]) == "2 succeeded\n")
     }
 
-    @Test func aBranchingTreeMovesRightWhereItBranchesAndChainsStayInLine() {
+    /// A chain stays in line unless a sibling of its head follows: `bundle` (after `app`) was in
+    /// line with `tests`, which then read as the next link of the chain, not as `app`'s sibling.
+    @Test func aBranchingTreeMovesRightWhereItBranchesAndAChainWithASiblingAfterItToo() {
         let text = render([
             record("base", .finished(.failed), attempts: 1, result(.signaled(9), 0, 0.4)),
             record("lib", .cancelled(.prerequisiteFailed(prerequisite: 0))),
@@ -69,7 +71,7 @@ import Testing
                 FAILED   base      killed by SIGKILL after 0.4s
                   cancelled  lib       prerequisite 'base' failed
                     cancelled  app       prerequisite 'lib' was cancelled (base)
-                    cancelled  bundle    prerequisite 'app' was cancelled (base)
+                      cancelled  bundle    prerequisite 'app' was cancelled (base)
                     cancelled  tests     prerequisite 'lib' was cancelled (base)
                   cancelled  tools     prerequisite 'base' failed
 
