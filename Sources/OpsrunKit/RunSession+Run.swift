@@ -24,6 +24,7 @@ extension RunSession {
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
         if invocation.verbosity == .verbose { options.shownCommands = selection.map { operationBuilder.shownCommands(of: $0) } }
         let printer = status.startRun(specs: specs, options: options)
+        warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }

@@ -123,6 +123,7 @@ public struct RunSession {
     public func planText(
         format: OutputFormat, status: Status, keepingUntilExit kept: KeptUntilExit? = nil
     ) throws(Diagnostic) -> String {
+        warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
         let plan = DryRunPlanner.plan(
@@ -146,6 +147,14 @@ public struct RunSession {
     var estimatedCosts: () -> [UInt64] {
         { [specs, durations] in
             OperationCosts.estimate(specs: specs, recorded: specs.map { durations.microseconds(of: $0.name) })
+        }
+    }
+
+    /// `${NAME}` of a variable that is not set, in the manifest's `env` and in the selected
+    /// tasks' `env` and paths: a warning each (`UnsetReferences`).
+    func warnOfUnsetReferences(status: Status) {
+        for warning in UnsetReferences.warnings(selection: selection, builder: operationBuilder) {
+            status.warning(warning.description)
         }
     }
 
@@ -207,7 +216,9 @@ public struct RunSession {
             + SharedOutputs.problems(of: specs, selection: selection, graph: graph)).sorted(by: Diagnostic.byPlace)
         if !problems.isEmpty {
             preloaded?.take()?.close(compacting: false)
-            throw ProjectError(diagnostics: problems, sources: project.sourceTexts)
+            // An unset variable is the usual cause of an empty or shared path: said beside it.
+            let causes = UnsetReferences.warnings(selection: selection, builder: builder)
+            throw ProjectError(diagnostics: (problems + causes).sorted(by: Diagnostic.byPlace), sources: project.sourceTexts)
         }
         // Taken when needed, once the specs are made: the state goes on opening (and statting the
         // files it knows) meanwhile rather than holding up the specs.

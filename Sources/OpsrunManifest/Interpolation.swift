@@ -135,6 +135,21 @@ public enum Interpolation {
         return names
     }
 
+    /// The names `template` uses as they are, with no word for when they are unset: `${NAME}`,
+    /// `${NAME%pat}`, `${NAME#pat}` (not inside another reference's word); none for a template
+    /// that does not parse. An unset one expands to nothing, as in the shell.
+    public static func unguardedReferences(in template: String) -> [String] {
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: template), let pieces = try? parse(template) else { return [] }
+        var names: [String] = []
+        for case .reference(let reference) in pieces where !names.contains(reference.name) {
+            switch reference.operation {
+            case .value, .removePrefix, .removeSuffix: names.append(reference.name)
+            case .useDefault, .useAlternative, .require: break
+            }
+        }
+        return names
+    }
+
     // MARK: - Parsing
 
     enum Piece: Sendable {

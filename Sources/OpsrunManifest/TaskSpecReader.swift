@@ -52,10 +52,11 @@ struct TaskSpecReader {
     /// A task named like a task key (`deps:`, `run:`, `env:`) whose value reads as that key's, not
     /// as a task's: a key of the task above, indented too little. Without this it became a task of
     /// its own (`deps: [lint]` a task running the command `lint`), and its task lost it silently.
-    /// A task may still be named `run` in the long form (`run: { run: ./app }`).
+    /// Only for keys no one names a task after: `run`, `cache`, `service` and `cleanup` are
+    /// tasks' names too (`cleanup: rm -rf build`). A mapping with a task key in it is a task.
     private func misindentedKey(_ key: String, _ value: YAMLNode) -> String? {
-        guard TaskKey(key) != nil else { return nil }
-        if case .mapping(let entries) = value.content, entries.allSatisfy({ TaskKey($0.key) != nil }), !entries.isEmpty {
+        guard TaskKey(key) != nil, !Self.plausibleTaskNames.contains(key) else { return nil }
+        if case .mapping(let entries) = value.content, entries.contains(where: { TaskKey($0.key) != nil }) {
             return nil
         }
         // The nearest task above that is not itself a misplaced key.
@@ -64,6 +65,8 @@ struct TaskSpecReader {
             + (above.map { "; if it belongs to '\($0)' above, indent it under that task" } ?? "")
             + "; a task named '\(key)' needs the long form ('\(key): { run: ... }')"
     }
+
+    static let plausibleTaskNames: Set<String> = ["run", "cache", "service", "cleanup"]
 
     static func keySuggestion(for key: String) -> String {
         ManifestChecker.keySuggestion(for: key, keys: keys, borrowed: borrowedKeys)

@@ -214,6 +214,23 @@ import Testing
         #expect(try project.run("other").status == 0)
     }
 
+    @Test func aMisspeltVariableBehindASharedOutputIsNamedBesideTheError() throws {
+        // Before: only "output 'obj/.o' ... is also an output of ...", which named no cause.
+        let project = try TemporaryProject(#"""
+            tasks:
+              compile:
+                each: { SRC: [a.c, b.c] }
+                run: echo "$SRC"
+                outputs: ["obj/${SCR%.c}.o"]
+            """#)
+        let run = try project.run("-n", "compile")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("error: output 'obj/.o' of task 'compile[b.c]' is also an output of task 'compile[a.c]'"))
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:5:15: warning: 'outputs' of task 'compile' uses SCR, which is not set (it expands to nothing); did you mean 'SRC'?"),
+            "\(run.stderr)")
+    }
+
     @Test func aSuccessThatDidNotWriteAnOutputIsAWarningAtThatOutput() throws {
         // Before: the task ran every time with nothing said; only --explain told why.
         let project = try TemporaryProject(#"""

@@ -160,13 +160,15 @@ import Testing
               run:
                 desc: a task named run, in the long form
                 run: ./app
+              cleanup: rm -rf build
+              cache: { service: true, run: redis-server }
             sources: [a.c]
             """) == [
             "Tasksfile.yaml:5:3: error: 'deps' is a task key, written here as a task at the level of 'tasks'; "
                 + "if it belongs to 'build' above, indent it under that task; a task named 'deps' needs the long form ('deps: { run: ... }')",
             "Tasksfile.yaml:6:3: error: 'env' is a task key, written here as a task at the level of 'tasks'; "
                 + "if it belongs to 'build' above, indent it under that task; a task named 'env' needs the long form ('env: { run: ... }')",
-            "Tasksfile.yaml:11:1: error: unknown top-level key 'sources'; 'sources' is a key of a task: indent it under its task in 'tasks'",
+            "Tasksfile.yaml:13:1: error: unknown top-level key 'sources'; 'sources' is a key of a task: indent it under its task in 'tasks'",
         ])
     }
 
