@@ -109,10 +109,36 @@ public struct TaskInstances: Sendable {
             let reordered = instances.first { pairs($0) == pairs(name) }
             let hint = instances.isEmpty
                 ? "; it has no instances"
-                : reordered.map { "; did you mean '\($0)'?" } ?? Suggestion.phrase(for: name, in: instances)
+                : reordered.map { "; did you mean '\($0)'?" } ?? matrixHint(name, task: task, pairs: pairs)
+                    ?? Suggestion.phrase(for: name, in: instances)
             return "unknown task '\(name)': no instance of '\(graph.names[task])' has that name\(hint)"
         }
         return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.taskPhrase(for: name, in: declaredNames))"
+    }
+
+    /// For a matrix task (`test[OS=...,PY=...]`): a name with a key left out (`test[OS=linux]`)
+    /// gets the instances it could mean; a value that is not one of its key's, the key's values.
+    private func matrixHint(_ name: String, task: Int, pairs: (String) -> [Substring]) -> String? {
+        guard let each = graph.tasks[task].each, each.variables.count > 1 else { return nil }
+        let given = pairs(name)
+        let instances = graph.prerequisites[task].filter { graph.tasks[$0].instance != nil }
+        let matching = instances.filter { Set(pairs(graph.names[$0])).isSuperset(of: given) }.map { graph.names[$0] }
+        if !matching.isEmpty, !given.isEmpty {
+            let shown = matching.prefix(4).map { "'\($0)'" }.joined(separator: ", ") + (matching.count > 4 ? ", ..." : "")
+            return "; name every key: \(shown)"
+        }
+        for pair in given {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let key = String(pair[..<equals])
+            let value = String(pair[pair.index(after: equals)...])
+            guard let position = each.names.firstIndex(of: key) else {
+                return "; its keys are \(each.names.joined(separator: ", "))"
+            }
+            let values = Array(Set(instances.compactMap { graph.tasks[$0].instance?.values[position].value }))
+                .sorted { UTF8Text.precedes($0, $1) }
+            if !values.contains(value) { return "; \(key) is one of \(values.joined(separator: ", "))" }
+        }
+        return nil
     }
 }
 

@@ -233,6 +233,27 @@ import Testing
         }
     }
 
+    @Test func aMatrixInstanceNamedInPartOrWithAnUnknownValueSaysWhatItCouldBe() throws {
+        let (instances, _) = try Self.expand("""
+            tasks:
+              test:
+                each: { OS: [linux, mac], PY: ["3.11", "3.12"] }
+                run: echo
+            """)
+        func message(_ name: String) -> String? {
+            do {
+                _ = try instances.roots(named: [name])
+                return nil
+            } catch {
+                return error.diagnostics.first?.description
+            }
+        }
+        let prefix = "no instance of 'test' has that name; "
+        #expect(message("test[OS=linux]") == "error: unknown task 'test[OS=linux]': \(prefix)name every key: 'test[OS=linux,PY=3.11]', 'test[OS=linux,PY=3.12]'")
+        #expect(message("test[OS=win,PY=3.11]") == "error: unknown task 'test[OS=win,PY=3.11]': \(prefix)OS is one of linux, mac")
+        #expect(message("test[ARCH=arm]") == "error: unknown task 'test[ARCH=arm]': \(prefix)its keys are OS, PY")
+    }
+
     @Test func anInstanceSeesItsValueInEnvironmentPathsAndDefinition() throws {
         let scratch = ScratchDirectory()
         scratch.write("src/a.c", "")
