@@ -25,7 +25,12 @@ public enum Suggestion {
     /// written without its namespace (`build` for `web:build`, `ui:biuld` for `web:ui:build`):
     /// when no name is near the whole, the nearest whose part after a `:` is near it.
     public static func taskPhrase(for word: String, in candidates: [String]) -> String {
-        if let near = nearest(to: word, in: candidates) { return "; did you mean '\(near)'?" }
+        nearestTask(to: word, in: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    }
+
+    /// The name `taskPhrase` suggests, or `nil`.
+    public static func nearestTask(to word: String, in candidates: [String]) -> String? {
+        if let near = nearest(to: word, in: candidates) { return near }
         let w = Array(word.lowercased().utf8)
         let limit = limit(for: w)
         var best: (name: String, distance: Int)?
@@ -36,7 +41,7 @@ public enum Suggestion {
                 if d <= limit, d < (best?.distance ?? .max) { best = (candidate, d) }
             }
         }
-        return best.map { "; did you mean '\($0.name)'?" } ?? ""
+        return best?.name
     }
 
     /// Damerau–Levenshtein (optimal string alignment) distance, giving up past `limit`.

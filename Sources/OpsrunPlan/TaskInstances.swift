@@ -113,6 +113,14 @@ public struct TaskInstances: Sendable {
                     ?? Suggestion.phrase(for: name, in: instances)
             return "unknown task '\(name)': no instance of '\(graph.names[task])' has that name\(hint)"
         }
+        // `compile[lapi.c]` from the root, for the included `lua:compile[lapi.c]`.
+        if let bracket = name.firstIndex(of: "["), bracket != name.startIndex {
+            let base = String(name[..<bracket])
+            let eachTasks = declaredNames.filter { graph.index[$0].map { graph.tasks[$0].each != nil } ?? false }
+            if let task = Suggestion.nearestTask(to: base, in: eachTasks), graph.index[task + name[bracket...]] != nil {
+                return "unknown task '\(name)' (not in \(manifestName)); did you mean '\(task + name[bracket...])'?"
+            }
+        }
         return "unknown task '\(name)' (not in \(manifestName))\(Suggestion.taskPhrase(for: name, in: declaredNames))"
     }
 

@@ -254,6 +254,21 @@ import Testing
         #expect(message("test[ARCH=arm]") == "error: unknown task 'test[ARCH=arm]': \(prefix)its keys are OS, PY")
     }
 
+    @Test func anIncludedTasksInstanceNamedWithoutItsNamespaceSuggestsTheFullName() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("lua/lapi.c", "")
+        scratch.write("lua/Tasksfile.yaml", "tasks:\n  compile:\n    each: { SRC: \"*.c\" }\n    run: echo\n")
+        let (instances, _) = try Self.expand("includes: { lua: lua }\ntasks:\n  all: echo\n", in: scratch)
+        do {
+            _ = try instances.roots(named: ["compile[lapi.c]"])
+            Issue.record("an unknown name was accepted")
+        } catch {
+            #expect(error.diagnostics.map(\.description) == [
+                "error: unknown task 'compile[lapi.c]' (not in Tasksfile.yaml); did you mean 'lua:compile[lapi.c]'?",
+            ])
+        }
+    }
+
     @Test func anInstanceSeesItsValueInEnvironmentPathsAndDefinition() throws {
         let scratch = ScratchDirectory()
         scratch.write("src/a.c", "")
