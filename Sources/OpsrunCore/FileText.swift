@@ -92,6 +92,21 @@ public enum FileText {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The names in the directory `path` (not `.` and `..`), unsorted; `nil` when it cannot be read.
+    /// For suggestions: a misspelt path's near names.
+    public static func names(inDirectory path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// The process's current directory.
     public static func currentDirectory() -> String {
         guard let path = getcwd(nil, 0) else { return "." }

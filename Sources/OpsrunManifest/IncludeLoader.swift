@@ -176,10 +176,22 @@ struct IncludeLoader {
         if !entry.optional {
             let shown = ManifestLocator.shownPath(relative, under: shownBase)
             diagnostics.append(.error(
-                "include '\(entry.namespace)': '\(shown)' does not exist (add 'optional: true' if it may be missing)",
+                "include '\(entry.namespace)': '\(shown)' does not exist (add 'optional: true' if it may be missing)"
+                    + Self.nearName(of: Self.tidied(entry.path.value), lookedFor: absolute),
                 at: entry.path.location))
         }
         return nil
+    }
+
+    /// `; did you mean 'sub'?` for `subb`, among the names beside `absolute` (where `written` was
+    /// looked for), or the empty string.
+    static func nearName(of written: String, lookedFor absolute: String) -> String {
+        let slash = absolute.lastIndex(of: "/")
+        let parent = slash.map { $0 == absolute.startIndex ? "/" : String(absolute[..<$0]) } ?? "."
+        let name = String(absolute[(slash.map { absolute.index(after: $0) } ?? absolute.startIndex)...])
+        guard let names = FileText.names(inDirectory: parent), let near = Suggestion.nearest(to: name, in: names) else { return "" }
+        let writtenParent = written.lastIndex(of: "/").map { String(written[...$0]) } ?? ""
+        return "; did you mean '\(writtenParent)\(near)'?"
     }
 
     /// `include cycle: A -> B -> A` with the place of each `includes` entry.

@@ -90,7 +90,11 @@ import Testing
         #expect(errors() == ["Tasksfile.yaml:8:28: error: unknown task 'api:test' in deps of 'all'"])
         scratch.write("Tasksfile.yaml", "includes: { web: webb }\ntasks:\n  a: echo\n")
         #expect(errors() == [
-            "Tasksfile.yaml:1:18: error: include 'web': 'webb' does not exist (add 'optional: true' if it may be missing)"
+            "Tasksfile.yaml:1:18: error: include 'web': 'webb' does not exist (add 'optional: true' if it may be missing); did you mean 'web'?"
+        ])
+        scratch.write("Tasksfile.yaml", "includes: { web: ./nothing/like/it }\ntasks:\n  a: echo\n")
+        #expect(errors() == [
+            "Tasksfile.yaml:1:18: error: include 'web': 'nothing/like/it' does not exist (add 'optional: true' if it may be missing)"
         ])
     }
 
