@@ -76,14 +76,19 @@ public struct RunSession {
     static func checkRootReferences(of project: Project, graph: TaskGraph, selection: [Int]) throws(ProjectError) {
         let selected = Set(selection.map { graph.tasks[$0].instance?.task ?? graph.names[$0] })
         let rootTasks = project.manifest.tasks.filter { $0.baseDirectory == nil }.map { ":" + $0.name }
-        let diagnostics = project.manifest.rootReferences.filter { selected.contains($0.task) }.map { reference in
+        let references = project.manifest.rootReferences.filter { selected.contains($0.task) }
+        if references.isEmpty { return }
+        // Looked for only now: it loads the manifests above.
+        let including = IncludingManifest.find(for: project.source)
+        let diagnostics = references.map { reference in
             let name = reference.reference.value
             // Written in the manifest run (a sub-project run on its own, most likely), or in one it
             // includes (a misspelt name, most likely: the manifest run is that file's root).
             let inTopManifest = project.manifest.tasks.first { $0.name == reference.task }?.baseDirectory == nil
+            let runFromRoot = including.map { ": \($0.command(running: reference.task))" } ?? ""
             let why = inTopManifest
                 ? "; a name starting with ':' is a task of the root manifest, so a sub-project that uses one runs "
-                    + "from the manifest that includes it" : ""
+                    + "from the manifest that includes it\(runFromRoot)" : ""
             return Diagnostic.error(
                 "task '\(reference.task)' depends on '\(name)', but \(project.source.displayName) has no task '\(name.dropFirst())'"
                     + why + Suggestion.phrase(for: name, in: rootTasks),

@@ -86,6 +86,10 @@ import Testing
         #expect(needsRoot.status == 2)
         #expect(needsRoot.stderr.hasPrefix(
             "web/Tasksfile.yaml:13:12: error: task 'build' depends on ':codegen', but web/Tasksfile.yaml has no task 'codegen'"))
+        // The command that works, from the manifest above that includes web as 'web'.
+        #expect(needsRoot.stderr.contains("runs from the manifest that includes it: opsrun web:build\n"), "\(needsRoot.stderr)")
+        let fromInside = try OpsrunBinary.run(["build"], in: copy.appendingPathComponent("web"))
+        #expect(fromInside.stderr.contains("runs from the manifest that includes it: opsrun -C .. web:build\n"), "\(fromInside.stderr)")
     }
 
     /// Issue 15: `-n` and `-v` show the commands with the variables opsrun sets substituted, as
