@@ -217,6 +217,22 @@ public struct Fingerprint: Hashable, Sendable {
         return (environment, directory)
     }
 
+    /// The variable of `current` without which it is the environment digested as `recorded`:
+    /// the one added since, for `--explain`. The record keeps a digest, not the values (they may
+    /// be secrets), so a changed or removed variable cannot be named. Tried only up to
+    /// `maximumTried` variables: a digest each, and only for a task that runs anyway.
+    static func addedVariable(in current: [EnvironmentVariable], recorded: ContentDigest) -> String? {
+        guard current.count <= maximumTried else { return nil }
+        for index in current.indices {
+            var without = current
+            without.remove(at: index)
+            if digest(environment: without) == recorded { return current[index].name }
+        }
+        return nil
+    }
+
+    static let maximumTried = 16
+
     private static func digest(environment variables: [EnvironmentVariable]) -> ContentDigest {
         var environment = CanonicalHasher(domain: "opsrun environment v1")
         environment.add(variables.count)

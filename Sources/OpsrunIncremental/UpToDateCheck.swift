@@ -23,6 +23,9 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     /// The commands' digest covers their arguments too: which of them changed is not known.
     case commandOrArgumentsChanged
     case environmentChanged
+    /// The environment is the recorded one with this variable added (`opsrun NAME=VALUE`, an
+    /// `env` entry written since).
+    case variableAdded(String)
     case directoryChanged
     case sourceChanged(String)
     case sourceAdded(String)
@@ -59,6 +62,7 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
         case .argumentsAdded: "arguments after -- given"
         case .commandOrArgumentsChanged: "command or arguments after -- changed"
         case .environmentChanged: "environment changed"
+        case .variableAdded(let name): "variable \(name) added to its environment"
         case .directoryChanged: "directory changed"
         case .sourceChanged(let path): "source \(path) changed"
         case .sourceAdded(let path): "source \(path) added"
@@ -177,7 +181,10 @@ public enum UpToDateCheck {
             let withoutArguments = Fingerprint.commandsDigest(of: canonical.commands, arguments: [])
             return .mustRun(withoutArguments == record.fingerprint.commands ? .argumentsAdded : .commandOrArgumentsChanged)
         }
-        if fingerprint.environment != record.fingerprint.environment { return .mustRun(.environmentChanged) }
+        if fingerprint.environment != record.fingerprint.environment {
+            let added = Fingerprint.addedVariable(in: canonical.environment, recorded: record.fingerprint.environment)
+            return .mustRun(added.map { .variableAdded($0) } ?? .environmentChanged)
+        }
         if fingerprint.directory != record.fingerprint.directory { return .mustRun(.directoryChanged) }
         if let reason = firstDifference(recorded: record.sources, current: canonical.sources) {
             return .mustRun(reason)

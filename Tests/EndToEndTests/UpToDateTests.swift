@@ -92,6 +92,10 @@ import Testing
         let again = try project.run("--explain")
         #expect(try ran() == ["docs"])
         #expect(again.stdout.contains("docs runs: command changed\n"))
+        // A variable added on the command line is named (a changed value cannot be: the state
+        // keeps a digest of the values, never the values).
+        let added = try project.run("--explain", "UNUSED=1")
+        #expect(added.stdout.contains("link runs: variable UNUSED added to its environment\n"), "\(added.stdout)")
     }
 
     @Test func deletingAnOutputRerunsItsTask() throws {

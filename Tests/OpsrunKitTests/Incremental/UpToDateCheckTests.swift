@@ -49,6 +49,10 @@ import Testing
         #expect(verdict { $0.arguments = ["-v"] } == "arguments after -- given")
         #expect(verdict { $0.arguments = ["-v"]; $0.commands = ["other"] } == "command or arguments after -- changed")
         #expect(verdict { $0.environment = [EnvironmentVariable("CFLAGS", "-O0")] } == "environment changed")
+        // An added variable can be named (`opsrun DEBUG=1`); a changed value cannot: the record
+        // keeps a digest of the values, never the values.
+        #expect(verdict { $0.environment.append(EnvironmentVariable("DEBUG", "1")) } == "variable DEBUG added to its environment")
+        #expect(verdict { $0.environment.insert(EnvironmentVariable("A", ""), at: 0) } == "variable A added to its environment")
         #expect(verdict { $0.directory = "sub" } == "directory changed")
         #expect(verdict { $0.sources[0].digest = .of("a2") } == "source src/a.c changed")
         #expect(verdict { $0.sources.append(FileDigest(path: "src/new.c", digest: .of("n"))) } == "source src/new.c added")
