@@ -111,12 +111,15 @@ final class WatchLoop {
             let session = try RunSession(
                 project: project, invocation: invocation, environment: environment, preloadedState: preloaded)
             let tasks = session.incremental?.tasks ?? []
-            var sources = Self.sources(of: tasks, manifests: manifests)
+            // A file added where an `each` glob looks is a new instance.
+            let selected = Set(session.selection)
+            let globs = session.instances.globs.filter { selected.contains($0.task) }.map { ($0.directory, $0.pattern) }
+            var sources = Self.sources(of: tasks, globs: globs, manifests: manifests)
             Self.watch(sources, with: watcher)
             let code = session.run(status: status, host: host, watchRunner: watchRunner())
             if [.interrupted, .terminated, .hungUp, .quit].contains(code) { return (code, watched) }
             if tasks.contains(where: { $0.depfile != nil }) {
-                sources = Self.sources(of: tasks, manifests: manifests)
+                sources = Self.sources(of: tasks, globs: globs, manifests: manifests)
                 Self.watch(sources, with: watcher)
             }
             watched = sources
@@ -131,9 +134,12 @@ final class WatchLoop {
 
     /// What to watch for `tasks` (the run's, with their sources) and the manifest: the inputs
     /// their depfiles list now included.
-    private static func sources(of tasks: [IncrementalTaskSpec], manifests: [String]) -> WatchedSources {
+    private static func sources(
+        of tasks: [IncrementalTaskSpec], globs: [(directory: String, pattern: String)], manifests: [String]
+    ) -> WatchedSources {
         var watched = WatchedSources()
         for manifest in manifests { watched.addManifest(manifest) }
+        for (directory, pattern) in globs { watched.addTask(directory: directory, sources: [pattern], outputs: []) }
         for task in tasks {
             let depfileInputs = task.depfile.map {
                 IncrementalRun.inputs(ofDepfile: FileText.absolute($0, relativeTo: task.absoluteDirectory))

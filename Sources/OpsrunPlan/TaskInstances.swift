@@ -31,6 +31,10 @@ public struct TaskInstances: Sendable {
     public let empty: [(task: Int, reason: String)]
     /// The `each` tasks whose values could not be made, with the error (by id in `graph`).
     public let failures: [(task: Int, diagnostic: Diagnostic)]
+    /// The globs the `each` tasks were expanded from (by id in `graph`): the pattern, expanded, and
+    /// the absolute directory it is relative to. `--watch` looks at them: a file added there is
+    /// a new instance.
+    public let globs: [(task: Int, directory: String, pattern: String)]
     /// The manifest's task names, for suggestions (the instances' would drown them).
     private let declaredNames: [String]
     private let defaultTasks: [String]
@@ -55,6 +59,7 @@ public struct TaskInstances: Sendable {
             instanceCounts = Array(repeating: nil, count: declared.count)
             empty = []
             failures = []
+            globs = []
             return
         }
         var expansion = Expansion(
@@ -66,6 +71,7 @@ public struct TaskInstances: Sendable {
         instanceCounts = expansion.instanceCounts
         empty = expansion.empty
         failures = expansion.failures
+        globs = expansion.globs
         if graph.index.count != graph.count { throw Self.sameNames(in: graph, text: project.text) }
     }
 
@@ -163,6 +169,7 @@ private struct Expansion {
     var instanceCounts: [Int?]
     var empty: [(task: Int, reason: String)] = []
     var failures: [(task: Int, diagnostic: Diagnostic)] = []
+    var globs: [(task: Int, directory: String, pattern: String)] = []
 
     init(declared: TaskGraph, directory: String, environment: EnvironmentBuilder, text: String?) {
         self.declared = declared
@@ -187,7 +194,7 @@ private struct Expansion {
             }
             let taskValues: [[String]]
             do {
-                taskValues = try self.values(of: each, task: declared.tasks[id])
+                taskValues = try self.values(of: each, task: declared.tasks[id], id: newID[id])
             } catch {
                 failures.append((newID[id], error))
                 taskValues = each.variables.map { _ in [] }
@@ -257,7 +264,7 @@ private struct Expansion {
     /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`, and so
     /// is a list value that expands to nothing, and a string without wildcards that names no file
     /// (`PY: "3.11"`, meant as one value: as a source without wildcards must exist).
-    func values(of each: EachSpec, task: TaskSpec) throws(Diagnostic) -> [[String]] {
+    mutating func values(of each: EachSpec, task: TaskSpec, id: Int) throws(Diagnostic) -> [[String]] {
         let variables = environment.taskVariables(forTask: task.name, taskEnvironment: task.environment)
         func expand(_ value: Located<String>, _ what: @autoclosure () -> String) throws(Diagnostic) -> String {
             do {
@@ -289,7 +296,9 @@ private struct Expansion {
             case .glob(let pattern):
                 let dir = try task.directory.map { (dir) throws(Diagnostic) in try expand(dir, "'dir' of task '\(task.name)'") }
                 let base = task.workingDirectory(expandedDir: dir).map { FileText.absolute($0, relativeTo: directory) } ?? directory
-                let expansion = GlobPattern(try expand(pattern, what)).expand(in: base)
+                let expanded = try expand(pattern, what)
+                globs.append((id, base, expanded))
+                let expansion = GlobPattern(expanded).expand(in: base)
                 if expansion.isMissing {
                     throw .error(
                         "\(what): '\(pattern.value)' has no wildcards and names no file; a string is a glob, "

@@ -71,6 +71,46 @@ import Testing
         #expect(result.status == 130)
     }
 
+    @Test func aFileAddedWhereAnEachGlobLooksAndADirectoryMadeAgainStartARun() throws {
+        // Before: a new src/c.txt (a new instance) started nothing until something else ran, and
+        // after `rm -rf data` and a run, neither did making data again nor adding files to it.
+        let project = try TemporaryProject("""
+            tasks:
+              copy:
+                each: { SRC: "src/*.txt" }
+                run: echo "$SRC" >> log
+                sources: ["${SRC}"]
+              sum:
+                run: cat data/*.txt > total 2>/dev/null; echo summed >> sums
+                sources: ["data/*.txt"]
+                outputs: [total]
+            """, files: ["src/a.txt": "a\n", "data/x.txt": "x\n"])
+        let running = try project.start("-w", "copy", "sum")
+        defer { running.stopIfRunning() }
+        waitForWatching(running, 1)
+        #expect(lines(project, "log") == ["src/a.txt"])
+
+        try "c\n".write(toFile: project.path("src/c.txt"), atomically: true, encoding: .utf8)
+        waitForLines(project, "log", 2)
+        waitForWatching(running, 2)
+        #expect(lines(project, "log") == ["src/a.txt", "src/c.txt"])
+
+        try FileManager.default.removeItem(atPath: project.path("data"))
+        waitForLines(project, "sums", 2)
+        waitForWatching(running, 3)
+        // Made again, empty: a run, in which sum is up to date (no sources then, none now).
+        try FileManager.default.createDirectory(atPath: project.path("data"), withIntermediateDirectories: false)
+        waitForWatching(running, 4)
+        #expect(lines(project, "sums").count == 2)
+        try "y\n".write(toFile: project.path("data/y.txt"), atomically: true, encoding: .utf8)
+        waitForLines(project, "sums", 3)
+        waitForWatching(running, 5)
+        #expect(try String(contentsOfFile: project.path("total"), encoding: .utf8) == "y\n")
+
+        kill(running.pid, SIGINT)
+        #expect(running.wait().status == 130)
+    }
+
     @Test func aChangedManifestIsReloadedAndItsErrorsDoNotEndTheWatch() throws {
         let project = try project()
         let running = try project.start("--watch", "build")

@@ -32,11 +32,12 @@ public struct WatchedSources: Sendable {
         for source in sources + depfileInputs {
             let rule = Self.rule(source, in: directory)
             rules.append(rule)
-            if rule.rest == nil && !FileText.isDirectory(rule.base) {
-                watch(Directories.parentPath(of: rule.base), recursive: false)
-            } else {
-                watch(rule.base, recursive: rule.rest == nil || rule.rest!.text.contains("/") || rule.rest!.text.contains("**"))
-            }
+            // A file's directory, or the directory a pattern is below.
+            let directory = rule.rest == nil && !FileText.isDirectory(rule.base) ? Directories.parentPath(of: rule.base) : rule.base
+            watch(directory, recursive: directory == rule.base
+                && (rule.rest == nil || rule.rest!.text.contains("/") || rule.rest!.text.contains("**")))
+            // Gone (a branch switched, `rm -rf src`): its making is watched for, from above.
+            if !FileText.isDirectory(directory) { watch(Self.nearestDirectory(above: directory), recursive: false) }
         }
         excluded += outputs.map { Self.rule($0, in: directory) }
     }
@@ -50,10 +51,22 @@ public struct WatchedSources: Sendable {
         directories[directory] = (directories[directory] ?? false) || recursive
     }
 
-    /// Whether a change at `path` (absolute) makes sources out of date.
+    /// Whether a change at `path` (absolute) makes sources out of date. A directory that holds
+    /// sources, or would, counts: made again after it was deleted, it is watched from the run it
+    /// starts (before, the watch went blind to it until something else ran).
     public func isSource(_ path: String) -> Bool {
         if path.contains("/.opsrun/") { return false }
-        return rules.contains { $0.matches(path) } && !excluded.contains { $0.matches(path) }
+        let holdsSources = rules.contains { $0.base.hasPrefix(path + "/") || ($0.rest != nil && $0.base == path) }
+        return (holdsSources || rules.contains { $0.matches(path) }) && !excluded.contains { $0.matches(path) }
+    }
+
+    /// The nearest existing directory above `path` (the root at worst).
+    static func nearestDirectory(above path: String) -> String {
+        var directory = Directories.parentPath(of: path)
+        while !directory.isEmpty, directory != "/", !FileText.isDirectory(directory) {
+            directory = Directories.parentPath(of: directory)
+        }
+        return directory.isEmpty ? "/" : directory
     }
 
     static func rule(_ pattern: String, in directory: String) -> Rule {

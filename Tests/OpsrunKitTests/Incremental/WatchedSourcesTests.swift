@@ -26,6 +26,22 @@ import Testing
         #expect(watched.directories["/usr/include"] == false)
     }
 
+    @Test func aSourceDirectoryThatIsGoneIsWatchedForFromAboveAndCountsWhenMade() throws {
+        // Before: after `rm -rf data` and a run, making data again (a branch switched back)
+        // started nothing, and neither did editing files in it: the watch was blind to it.
+        let scratch = ScratchDirectory()
+        scratch.write("Tasksfile.yaml", "")
+        var watched = WatchedSources()
+        watched.addTask(directory: scratch.path, sources: ["data/**/*.txt", "gen/deep/*.h"], outputs: ["out/**"])
+        #expect(watched.directories[scratch.path] == false)
+        #expect(watched.isSource(scratch.path + "/data"))
+        #expect(watched.isSource(scratch.path + "/gen"))
+        #expect(watched.isSource(scratch.path + "/gen/deep"))
+        #expect(!watched.isSource(scratch.path + "/other"))
+        #expect(!watched.isSource(scratch.path + "/out"))
+        #expect(WatchedSources.nearestDirectory(above: scratch.path + "/gen/deep/x") == scratch.path)
+    }
+
     @Test func theManifestIsWatchedByItsDirectory() {
         var watched = WatchedSources()
         watched.addManifest("/p/Tasksfile.yaml")
