@@ -39,7 +39,6 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Diagnostics found while reading or checking input; thrown when any is an error.
 extension Diagnostic {
     /// The order messages are printed in: those without a place first, then by file, line and
     /// column.
@@ -49,6 +48,7 @@ extension Diagnostic {
     }
 }
 
+/// Diagnostics found while reading or checking input; thrown when any is an error.
 public struct DiagnosticList: Error, Sendable {
     public var diagnostics: [Diagnostic]
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }

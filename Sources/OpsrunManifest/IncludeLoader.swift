@@ -186,9 +186,8 @@ struct IncludeLoader {
     /// `; did you mean 'sub'?` for `subb`, among the names beside `absolute` (where `written` was
     /// looked for), or the empty string.
     static func nearName(of written: String, lookedFor absolute: String) -> String {
-        let slash = absolute.lastIndex(of: "/")
-        let parent = slash.map { $0 == absolute.startIndex ? "/" : String(absolute[..<$0]) } ?? "."
-        let name = String(absolute[(slash.map { absolute.index(after: $0) } ?? absolute.startIndex)...])
+        let parent = Directories.parentPath(of: absolute)
+        let name = String(absolute.dropFirst(parent == "/" ? 1 : parent.count + 1))
         guard let names = FileText.names(inDirectory: parent), let near = Suggestion.nearest(to: name, in: names) else { return "" }
         let writtenParent = written.lastIndex(of: "/").map { String(written[...$0]) } ?? ""
         return "; did you mean '\(writtenParent)\(near)'?"
