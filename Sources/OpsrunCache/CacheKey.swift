@@ -15,9 +15,12 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package let hex: String
 
     /// Changes whenever what an entry means changes, so old entries are never misread.
-    static let format = "opsrun output cache 1"
+    /// 2: the task's name in the key, `sh -e`, cleanup and shell in the definition.
+    static let format = "opsrun output cache 2"
 
-    package init(definition: ContentDigest, outputs: [String], platform: String = CacheKey.platform) {
+    /// `task`: the task's name (`web:compile[src/a.c]`): its commands see it (`$OPSRUN_TASK`,
+    /// `$0`), so two tasks with the same commands are not one entry.
+    package init(task: String, definition: ContentDigest, outputs: [String], platform: String = CacheKey.platform) {
         var bytes: [UInt8] = []
         func add(_ text: String) {
             withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
@@ -25,6 +28,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
         add(Self.format)
         add(platform)
+        add(task)
         bytes.append(contentsOf: definition.bytes)
         withUnsafeBytes(of: UInt64(outputs.count).littleEndian) { bytes.append(contentsOf: $0) }
         for output in outputs { add(output) }

@@ -35,7 +35,7 @@ public struct CommandJob: Sendable {
     /// The operation's id; unique among running jobs.
     public var id: Int
     public var taskName: String
-    /// Each run by `/bin/sh -c COMMAND TASK ARG...` as its own process in its own process group, in order.
+    /// Each run by `/bin/sh -e -c COMMAND TASK ARG...` (or `shell`) as its own process in its own process group, in order.
     public var commands: [String]
     /// Absolute path.
     public var workingDirectory: String
@@ -61,6 +61,12 @@ public struct CommandJob: Sendable {
     /// `cleanup:` commands, run in order after `commands` end however they ended (an interrupt
     /// included, within the grace period); their failure never changes the job's result.
     public var cleanupCommands: [String] = []
+    /// `shell:` when it is not the default `/bin/sh -e -c`: the interpreter's words, each command
+    /// appended (a program without `/` looked for in the job's `PATH`).
+    public var shell: [String]?
+    /// Whether the task's name follows the command, as the shell's `$0` (`sh` and `bash`: yes; a
+    /// list written in the manifest: no).
+    public var shellPassesTaskName = true
     /// Set for a service (SPEC §11): the runner reports `.ready` when its probe succeeds.
     public var service: ServiceReadiness?
 

@@ -164,7 +164,9 @@ public struct Fingerprint: Hashable, Sendable {
     }
 
     static func commandsDigest(of commands: [String], arguments: [String]) -> ContentDigest {
-        var hasher = CanonicalHasher(domain: "opsrun commands v1")
+        // v2: commands run with `sh -e` (a failing line fails them), so what v1 recorded was made
+        // under other rules and is run again once.
+        var hasher = CanonicalHasher(domain: "opsrun commands v2")
         hasher.add(commands.count)
         for command in commands { hasher.add(command) }
         addArguments(arguments, to: &hasher)

@@ -140,7 +140,8 @@ public final class IncrementalRun {
         }
         let outputs = outputStates(of: task)
         var input = TaskDefinitionInput(
-            commands: task.commands, arguments: task.arguments, environment: task.environment, directory: task.directory)
+            commands: task.definingCommands, arguments: task.arguments, environment: task.environment,
+            directory: task.directory)
         var missing: [String] = []
         var prerequisites: [String] = []
         var effectiveIndices: [Int]?

@@ -17,6 +17,8 @@ public struct IncrementalTaskSpec: Sendable {
         var depfile: String?
         var prerequisites: [String]
         var isService = false
+        var cleanup: [String] = []
+        var shell: [String] = []
     }
 
     /// Mutated only while uniquely referenced (`fields`' setter copies it first otherwise).
@@ -84,6 +86,29 @@ public struct IncrementalTaskSpec: Sendable {
     public var prerequisites: [String] {
         get { fields.prerequisites }
         set { fields.prerequisites = newValue }
+    }
+
+    /// `cleanup:` commands: part of what defines the task.
+    public var cleanup: [String] {
+        get { fields.cleanup }
+        set { fields.cleanup = newValue }
+    }
+    /// The interpreter's words when it is not the default `sh` (`shell: bash`): part of what
+    /// defines the task.
+    public var shell: [String] {
+        get { fields.shell }
+        set { fields.shell = newValue }
+    }
+
+    /// The commands as they define the task: `commands`, then its cleanup and its shell after
+    /// markers no command can be (a command cannot hold a NUL byte). Without either, `commands`
+    /// itself, so most tasks' checks build no array.
+    public var definingCommands: [String] {
+        if fields.cleanup.isEmpty && fields.shell.isEmpty { return fields.commands }
+        var result = fields.commands
+        if !fields.cleanup.isEmpty { result += ["\u{0}cleanup"] + fields.cleanup }
+        if !fields.shell.isEmpty { result += ["\u{0}shell"] + fields.shell }
+        return result
     }
 
     /// A service (SPEC §11) writes nothing its dependents read: that it runs never makes them run.

@@ -54,7 +54,7 @@ final class RunCache: RunObserver {
     }
 
     private func key(_ check: TaskCheck) -> CacheKey {
-        CacheKey(definition: check.definitionDigest, outputs: check.task.outputs)
+        CacheKey(task: check.task.name, definition: check.definitionDigest, outputs: check.task.outputs)
     }
 
     /// Whether restores are worth starting ahead, before the operations are decided: when they

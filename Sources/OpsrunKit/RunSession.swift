@@ -158,7 +158,9 @@ public struct RunSession {
     /// `${NAME}` of a variable that is not set, in the manifest's `env` and in the selected
     /// tasks' `env` and paths: a warning each (`UnsetReferences`).
     func warnOfUnsetReferences(status: Status) {
-        for warning in UnsetReferences.warnings(selection: selection, builder: operationBuilder) {
+        let warnings = UnsetReferences.warnings(selection: selection, builder: operationBuilder)
+            + HiddenVariables.warnings(selection: selection, builder: operationBuilder)
+        for warning in warnings.sorted(by: Diagnostic.byPlace) {
             status.warning(warning.description)
         }
     }
@@ -179,10 +181,13 @@ public struct RunSession {
     ) throws(ProjectError) -> EnvironmentBuilder {
         // Every dotenv file's errors at once, the root's first.
         var problems = ProjectError(diagnostics: [], sources: [:])
-        let rootDotenv = dotenv(project.manifest.dotenvFiles, of: project, problems: &problems)
+        // `${NAME}` in a dotenv value sees opsrun's environment first (it wins), never its settings.
+        let inherited = environment.filter { !OpsrunSettings.contains($0.key) }
+        let rootDotenv = dotenv(project.manifest.dotenvFiles, of: project, lookup: inherited, problems: &problems)
         var namespaceDotenv: [(namespace: String, values: [(name: String, value: String)])] = []
         for namespace in project.manifest.namespaces where !namespace.dotenvFiles.isEmpty {
-            namespaceDotenv.append((namespace.name, dotenv(namespace.dotenvFiles, of: project, problems: &problems)))
+            namespaceDotenv.append(
+                (namespace.name, dotenv(namespace.dotenvFiles, of: project, lookup: inherited, problems: &problems)))
         }
         if !problems.diagnostics.isEmpty { throw problems }
         return EnvironmentBuilder(
@@ -242,9 +247,11 @@ public struct RunSession {
 
     /// The values of those of `files` that exist, in order; a malformed one adds its errors to `problems`.
     static func dotenv(
-        _ files: [Located<String>], of project: Project, problems: inout ProjectError
+        _ files: [Located<String>], of project: Project, lookup: [String: String], problems: inout ProjectError
     ) -> [(name: String, value: String)] {
         var values: [(name: String, value: String)] = []
+        // A later file's `${NAME}` sees an earlier file's values too.
+        var earlier: [String: String] = [:]
         for file in files {
             // Joined, not normalized: the kernel resolves `link/..` as `cat` would.
             let path = file.value.hasPrefix("/") ? file.value : project.manifest.directory + "/" + file.value
@@ -252,7 +259,9 @@ public struct RunSession {
             // Named as seen from where opsrun started, as the manifest is (`-C sub`: `sub/.env`).
             let shown = project.source.shownPath(file.value)
             do {
-                values += try DotenvFile.parse(text, file: shown)
+                let read = try DotenvFile.parse(text, file: shown) { lookup[$0] ?? earlier[$0] }
+                for (name, value) in read { earlier[name] = value }
+                values += read
             } catch {
                 problems.diagnostics += error.diagnostics
                 problems.sources[shown] = text

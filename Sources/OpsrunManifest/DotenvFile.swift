@@ -6,19 +6,35 @@ import OpsrunCore
 /// export PATH_PREFIX=/opt        # `export ` is optional; a ` #` starts a comment
 /// GREETING="hello\nworld"        # double quotes: \n \t \r \" \\ \$ escapes
 /// RAW='no $escapes here'         # single quotes: taken literally
+/// URL=http://${HOST:-localhost}  # ${NAME} expanded as in `env` values (not in single quotes)
 /// ```
 public enum DotenvFile {
     /// KEY=VALUE lines; `#` comments, blank lines, optional `export `, single/double quoted values (double: \n escapes). Bad lines → Diagnostic with file:line:col.
-    public static func parse(_ text: String, file: String) throws(DiagnosticList) -> [(name: String, value: String)] {
+    /// `${NAME}` in a value that is not single-quoted is expanded in the forms of `env` values:
+    /// `lookup` first (opsrun's own environment, which wins over a dotenv file), then the file's
+    /// earlier lines.
+    public static func parse(
+        _ text: String, file: String, lookup: (String) -> String? = { _ in nil }
+    ) throws(DiagnosticList) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         var diagnostics: [Diagnostic] = []
+        var earlier: [String: String] = [:]
         // Split bytes, not Characters: "\r\n" is one Character and would not split on "\n".
         for (index, rawLine) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             var line = rawLine
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             switch parseLine(line) {
             case .blank: break
-            case .entry(let name, let value): result.append((name, value))
+            case .entry(let name, let template):
+                do {
+                    let value = try Interpolation.expand(template) { lookup($0) ?? earlier[$0] }
+                    earlier[name] = value
+                    result.append((name, value))
+                } catch {
+                    let start = String(decoding: rawLine.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self).count + 2
+                    diagnostics.append(.error(
+                        error.message(in: "the value of '\(name)'"), at: SourceLocation(file: file, line: index + 1, column: start)))
+                }
             case .problem(let message, let offset):
                 let column = String(decoding: rawLine.prefix(offset), as: UTF8.self).count + 1
                 diagnostics.append(.error(message, at: SourceLocation(file: file, line: index + 1, column: column)))
@@ -30,6 +46,7 @@ public enum DotenvFile {
 
     enum Line {
         case blank
+        /// The value as a template of `Interpolation`: a `$` that must stay one is written `$$`.
         case entry(String, String)
         /// `offset` is the byte offset in the line where the problem is.
         case problem(String, offset: Int)
@@ -75,9 +92,13 @@ public enum DotenvFile {
                 case UInt8(ascii: "n"): value.append(UInt8(ascii: "\n"))
                 case UInt8(ascii: "t"): value.append(UInt8(ascii: "\t"))
                 case UInt8(ascii: "r"): value.append(UInt8(ascii: "\r"))
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "$"): value.append(afterName[i])
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): value.append(afterName[i])
+                case UInt8(ascii: "$"): value += [UInt8(ascii: "$"), UInt8(ascii: "$")]
                 default: value += [UInt8(ascii: "\\"), afterName[i]]  // unknown escapes stay as written
                 }
+            } else if quote == UInt8(ascii: "'"), byte == UInt8(ascii: "$") {
+                // Taken literally: nothing is expanded in single quotes.
+                value += [UInt8(ascii: "$"), UInt8(ascii: "$")]
             } else {
                 value.append(byte)
             }

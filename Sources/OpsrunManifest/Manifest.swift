@@ -25,6 +25,10 @@ public struct Manifest: Equatable, Sendable {
     /// Every file read or looked for besides the manifest itself, with its digest: the manifest
     /// cache is valid only while each is what it was.
     public var includedFiles: [IncludedFile] = []
+    /// The root manifest's `pass_env:`: names (or `*` globs) of opsrun's environment that reach
+    /// every task's commands, its included manifests' too, without entering the cache key (an
+    /// included manifest's own are in its tasks' `passEnvironment`).
+    public var passEnvironment: [Located<String>] = []
     /// `deps` entries `:NAME` of a manifest run on its own (not included) naming no task of it:
     /// the root they mean is not loaded. A run of such a task is an error; other tasks still run.
     public var rootReferences: [RootReference] = []
@@ -116,6 +120,11 @@ public struct TaskSpec: Equatable, Sendable {
     public var service: ServiceSpec?
     /// `cleanup:` commands, run after `run` however it ended (SPEC §11).
     public var cleanup: [Located<String>] = []
+    /// `shell:` of the task, else of the manifest that declares it; `nil`: `sh` (`ShellSpec.sh`).
+    public var shell: ShellSpec?
+    /// `pass_env:` of the task and of the manifest that declares it: variables of opsrun's
+    /// environment its commands see even where the strict environment of a cacheable task applies.
+    public var passEnvironment: [Located<String>] = []
     /// Set on an instance of an `each` task only (`compile[src/a.c]`): its variables' values.
     public var instance: TaskInstance?
 

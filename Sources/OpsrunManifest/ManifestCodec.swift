@@ -24,7 +24,8 @@ public enum ManifestCodec {
     /// 5: includes (namespaces, included files, root references, each task's base directory), or
     /// on other branches `service` and `cleanup`, or `cache: false`. 6: includes and services.
     /// 7: all three. 8: an included manifest's `dotenv` files kept with its namespace.
-    public static let formatVersion: UInt32 = 8
+    /// 9: `shell` and `pass_env`.
+    public static let formatVersion: UInt32 = 9
 
     /// The encoding of `manifest`. `index` maps task names to ids (`TaskGraph.index`); built here
     /// when not given.
@@ -94,6 +95,7 @@ private struct ManifestWriter {
             w.string(reference.task)
             w.located(reference.reference)
         }
+        array(m.passEnvironment) { $0.located($1) }
     }
 
     mutating func task(_ t: TaskSpec) {
@@ -151,6 +153,11 @@ private struct ManifestWriter {
             w.signed(service.readyTimeoutMilliseconds)
         }
         array(t.cleanup) { $0.located($1) }
+        optional(t.shell) { w, shell in
+            w.array(shell.words) { $0.string($1) }
+            w.int(shell.passesTaskName ? 1 : 0)
+        }
+        array(t.passEnvironment) { $0.located($1) }
     }
 
     mutating func fileNumber(_ file: String) -> Int {
@@ -250,6 +257,7 @@ private struct ManifestReader {
         m.rootReferences = try array { r throws(Malformed) in
             RootReference(task: try r.string(), reference: try r.located())
         }
+        m.passEnvironment = try array { r throws(Malformed) in try r.located() }
         guard reader.isAtEnd else { throw Malformed() }
         try Self.resolveNames(of: &m.tasks, ids: dependencyIDs)
         return (m, dependencyIDs)
@@ -336,6 +344,13 @@ private struct ManifestReader {
             return ServiceSpec(location: location, ready: ready, readyTimeoutMilliseconds: try r.signed())
         }
         t.cleanup = try array { r throws(Malformed) in try r.located() }
+        t.shell = try optional { r throws(Malformed) in
+            let words = try r.array { r throws(Malformed) in try r.string() }
+            let passesTaskName = try r.int()
+            guard passesTaskName < 2 else { throw Malformed() }
+            return ShellSpec(words: words, passesTaskName: passesTaskName == 1)
+        }
+        t.passEnvironment = try array { r throws(Malformed) in try r.located() }
         return ids
     }
 

@@ -1,11 +1,12 @@
 import OpsrunCore
 /// Reads and validates a manifest (SPEC §2–3): YAML text in, a `Manifest` or every problem out.
 public enum ManifestLoader {
-    static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks", "includes"]
+    static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks", "includes", "shell", "pass_env"]
     /// Top-level keys of other tools (go-task's `vars`, ninja's pools) too far from ours for edit distance.
     static let borrowedTopLevelKeys = [
         "vars": "env", "variables": "env", "environment": "env", "env_file": "dotenv", "env-file": "dotenv",
         "pools": "queues", "include": "includes", "imports": "includes", "import": "includes",
+        "interpreter": "shell", "passthrough_env": "pass_env", "pass_through_env": "pass_env", "passenv": "pass_env",
     ]
 
     /// Parses and validates; throws DiagnosticList holding every error (sorted by location).
@@ -90,6 +91,19 @@ public enum ManifestLoader {
         let taskNames = readTasks(
             byKey["tasks"], root: root, queueNames: queueNames, includeNamespaces: namespaces, namePrefix: namePrefix,
             into: &manifest, &checker)
+        // A manifest's `shell` and `pass_env` are its own tasks' (an included manifest's too, so
+        // that it runs the same alone); the root's `pass_env` also reaches the tasks it includes.
+        if let node = value("shell"), let shell = ShellSpec.read(node, "'shell'", into: &checker) {
+            for index in manifest.tasks.indices where manifest.tasks[index].shell == nil {
+                manifest.tasks[index].shell = shell
+            }
+        }
+        if let node = value("pass_env") {
+            manifest.passEnvironment = PassEnvironment.read(node, "'pass_env'", into: &checker)
+            for index in manifest.tasks.indices {
+                manifest.tasks[index].passEnvironment = manifest.passEnvironment + manifest.tasks[index].passEnvironment
+            }
+        }
         if let defaults = value("default") {
             manifest.defaultTasks = readDefault(defaults, taskNames: taskNames, includeNamespaces: namespaces, into: &checker)
         }

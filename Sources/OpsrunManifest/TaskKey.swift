@@ -5,6 +5,7 @@ enum TaskKey {
     case cache
     case each
     case service, ready, readyTimeout, cleanup
+    case shell, passEnv
 
     /// The key `text` names, or `nil` for an unknown one.
     ///
@@ -26,7 +27,6 @@ enum TaskKey {
         case (7, UInt8(ascii: "o")): candidate = .outputs
         case (7, UInt8(ascii: "d")): candidate = .depfile
         case (5, UInt8(ascii: "q")): candidate = .queue
-        case (8, UInt8(ascii: "p")): candidate = .priority
         case (3, UInt8(ascii: "q")): candidate = .qos
         case (7, UInt8(ascii: "t")): candidate = .timeout
         case (7, UInt8(ascii: "r")): candidate = .retries
@@ -35,6 +35,8 @@ enum TaskKey {
         case (11, UInt8(ascii: "i")): candidate = .interactive
         case (4, UInt8(ascii: "e")): candidate = .each
         case (5, UInt8(ascii: "c")): candidate = .cache
+        case (5, UInt8(ascii: "s")): candidate = .shell
+        case (8, UInt8(ascii: "p")): candidate = utf8.last == UInt8(ascii: "v") ? .passEnv : .priority
         default: return nil
         }
         guard text == candidate.spelling else { return nil }
@@ -66,6 +68,8 @@ enum TaskKey {
         case .readyTimeout: "ready_timeout"
         case .cleanup: "cleanup"
         case .cache: "cache"
+        case .shell: "shell"
+        case .passEnv: "pass_env"
         }
     }
 }

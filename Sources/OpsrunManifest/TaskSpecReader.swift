@@ -5,6 +5,7 @@ struct TaskSpecReader {
     static let keys = [
         "desc", "deps", "run", "dir", "env", "sources", "outputs", "depfile", "queue", "priority", "qos", "timeout",
         "retries", "allow_failure", "interactive", "requires", "each", "service", "ready", "ready_timeout", "cleanup", "cache",
+        "shell", "pass_env",
     ]
     /// Keys other tools use for what a task key of opsrun does, too far from it for edit distance
     /// (`depends` is three edits from `deps`): go-task's `cmds` and `generates`, GitHub Actions'
@@ -27,6 +28,8 @@ struct TaskSpecReader {
         "continue-on-error": "allow_failure", "continue_on_error": "allow_failure",
         "for": "each", "foreach": "each", "for_each": "each", "for-each": "each", "matrix": "each", "loop": "each",
         "depfiles": "depfile", "dep_file": "depfile", "dependency_file": "depfile",
+        "interpreter": "shell", "passthrough_env": "pass_env", "pass_through_env": "pass_env",
+        "passenv": "pass_env", "env_passthrough": "pass_env",
     ]
 
     /// `; did you mean 'deps'?` for an unknown key of a task, or the empty string.
@@ -228,6 +231,10 @@ struct TaskSpecReader {
         case .cleanup:
             guard let commands = checker.strings(node, cleanupWording(name)) else { return }
             spec.cleanup = commands
+        case .shell:
+            spec.shell = ShellSpec.read(node, what, into: &checker)
+        case .passEnv:
+            spec.passEnvironment += PassEnvironment.read(node, what, into: &checker)
         case .service, .ready, .readyTimeout:
             preconditionFailure("read by readServiceKey")
         case .dir, .depfile:

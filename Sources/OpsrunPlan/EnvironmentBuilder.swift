@@ -1,11 +1,14 @@
 import OpsrunCore
 import OpsrunEngine
 import OpsrunManifest
-/// The environment each task's commands see, layered as SPEC §2 says: opsrun's own, then the
-/// `dotenv` files, then the manifest's `env`, then the task's `env`, then `NAME=VALUE` arguments,
-/// plus `OPSRUN_TASK`. An included manifest's task (SPEC §10) has its manifests' `dotenv` values
-/// between the root's `env` and its manifests' `env` (which the loader put first in its own):
-/// a sub-project's `.env` is its own, never a sibling's.
+/// The environment each task's commands see, layered as docs/manual/variables.md says: the
+/// `dotenv` files, then opsrun's own environment (a variable set there keeps its value: a
+/// committed `.env` holds defaults, never overrides what CI sets), then the manifest's `env`, then
+/// the task's `env`, then `NAME=VALUE` arguments, plus `OPSRUN_TASK`. An included manifest's task
+/// also has its manifests' `dotenv` values, which fill in what neither opsrun's environment, the
+/// root's `dotenv` nor the root's `env` sets, before its manifests' `env` (which the loader put
+/// first in its own): a sub-project's `.env` is its own, never a sibling's. opsrun's own settings
+/// (`OpsrunSettings`) reach no task.
 ///
 /// `${NAME}` in an `env` value sees everything layered before it, and the `NAME=VALUE` arguments
 /// too (as make's command-line variables are seen by the makefile): `CFLAGS: "${OPT} -g"` with
@@ -25,14 +28,31 @@ public struct EnvironmentBuilder: Sendable {
     /// The included manifests' `dotenv` values, by the prefix of their tasks' names (`web:`),
     /// outermost first; only those with values.
     private let namespaceDotenv: [(prefix: String, values: [(name: String, value: String)])]
+    /// opsrun's own environment without its settings: what a task inherits.
+    public let inherited: [String: String]
+    /// The names the root's `dotenv` files set: they define every task (its up-to-date check and
+    /// cache key), whether or not opsrun's environment overrides their values.
+    public let dotenvNames: [String]
+    /// The names the root's `env` and the `NAME=VALUE` arguments set: an included manifest's
+    /// `dotenv` value never replaces them.
+    private let rootNames: Set<String>
+    /// `rootNames` and `dotenvNames`: the names that enter every task's definition.
+    private let sharedKeyNames: Set<String>
 
     public init(
         processEnvironment: [String: String], dotenv: [(name: String, value: String)],
         manifestEnvironment: [EnvironmentEntry], overrides: [(name: String, value: String)],
         namespaceDotenv: [(namespace: String, values: [(name: String, value: String)])] = []
     ) {
-        var values = processEnvironment
-        for (name, value) in dotenv { values[name] = value }
+        let inherited = processEnvironment.filter { !OpsrunSettings.contains($0.key) }
+        var values = inherited
+        for (name, value) in dotenv where inherited[name] == nil { values[name] = value }
+        self.inherited = inherited
+        var dotenvNames: [String] = []
+        for (name, _) in dotenv where !dotenvNames.contains(name) { dotenvNames.append(name) }
+        self.dotenvNames = dotenvNames
+        rootNames = Set(manifestEnvironment.map { $0.name } + overrides.map { $0.name })
+        sharedKeyNames = rootNames.union(dotenvNames)
         var problems: [ExpansionFailure] = []
         Self.apply(manifestEnvironment, to: &values, overrides: overrides) { problems.append($0) }
         for (name, value) in overrides { values[name] = value }
@@ -48,6 +68,24 @@ public struct EnvironmentBuilder: Sendable {
     public func defines(_ name: String, forTask taskName: String) -> Bool {
         definedNames.contains(name)
             || namespaceDotenv.contains { Self.isTask(taskName, in: $0.prefix) && $0.values.contains { $0.name == name } }
+    }
+
+    /// The names an included manifest's `dotenv` files set for `taskName`, which define it.
+    public func namespaceDotenvNames(forTask taskName: String) -> [String] {
+        namespaceDotenv.filter { Self.isTask(taskName, in: $0.prefix) }.flatMap { $0.values.map { $0.name } }
+    }
+
+    /// Whether every task's definition holds `name`'s value: set by the root's `dotenv`, `env`
+    /// or a `NAME=VALUE` argument.
+    public func entersEveryKey(_ name: String) -> Bool { sharedKeyNames.contains(name) }
+
+    /// The shared block as a cacheable task without variables of its own sees it: the variables
+    /// that enter its key, and those of opsrun's environment that `passes` lets through.
+    public func strictSharedBlock(passing passes: (Substring.UTF8View) -> Bool) -> [String] {
+        sharedBlock.filter { entry in
+            let name = entry.utf8.prefix { $0 != UInt8(ascii: "=") }
+            return sharedKeyNames.contains(String(Substring(name))) || passes(Substring(name).utf8)
+        }
     }
 
     /// Whether an included manifest's `dotenv` values apply to `taskName`.
@@ -99,7 +137,9 @@ public struct EnvironmentBuilder: Sendable {
     ) -> [String: String] {
         var values = shared
         for layer in namespaceDotenv where Self.isTask(taskName, in: layer.prefix) {
-            for (name, value) in layer.values { values[name] = value }
+            for (name, value) in layer.values where inherited[name] == nil && !rootNames.contains(name) {
+                values[name] = value
+            }
         }
         values["OPSRUN_TASK"] = taskName
         let pinned = instance?.values ?? []

@@ -41,15 +41,23 @@ public struct OperationBuilder {
         var specs: [OperationSpec] = []
         specs.reserveCapacity(selection.count)
         var templates = TemplateVariables()
+        var strictBlocks: [[String]: [String]] = [:]
         for (i, id) in selection.enumerated() {
             let task = graph.tasks[id]
+            let jobEnvironment: JobEnvironment
+            if task.isGroup || !buildsEnvironments {
+                jobEnvironment = []
+            } else if StrictEnvironment.isCacheable(task, prerequisites: graph.prerequisites[id], tasks: graph.tasks) {
+                jobEnvironment = StrictEnvironment.jobEnvironment(
+                    of: task, manifest: manifest, environment, blocks: &strictBlocks)
+            } else {
+                jobEnvironment = environment.jobEnvironment(
+                    forTask: task.name, taskEnvironment: task.environment, instance: task.instance)
+            }
             var job = CommandJob(
                 id: i, taskName: task.name, commands: task.commands.map { $0.value },
                 workingDirectory: workingDirectory(of: task, &templates),
-                environment: task.isGroup || !buildsEnvironments
-                    ? []
-                    : environment.jobEnvironment(
-                        forTask: task.name, taskEnvironment: task.environment, instance: task.instance),
+                environment: jobEnvironment,
                 timeoutMilliseconds: task.timeoutMilliseconds, qualityOfService: task.qualityOfService,
                 interactive: task.interactive, arguments: arguments[id] ?? [])
             if buildsEnvironments, let incremental, !task.isGroup {
@@ -57,6 +65,10 @@ public struct OperationBuilder {
                 job.depfile = incremental[i].depfile
             }
             if !task.cleanup.isEmpty { job.cleanupCommands = task.cleanup.map { $0.value } }
+            if let shell = task.shell, shell != .sh {
+                job.shell = shell.words
+                job.shellPassesTaskName = shell.passesTaskName
+            }
             if let service = task.service {
                 job.service = ServiceReadiness(
                     probe: service.ready?.value, timeoutMilliseconds: service.readyTimeoutMilliseconds)
@@ -76,7 +88,10 @@ public struct OperationBuilder {
     public func incrementalSpecs(for selection: [Int]) -> [IncrementalTaskSpec] {
         // Only what the manifest and the command line set defines a task: a changed PATH in the
         // user's shell must not make everything run again.
+        // The root's `dotenv` values too: a changed `.env` is a changed definition, whether or not
+        // opsrun's environment overrides them (the value counted is the one the commands see).
         let sharedNames = Set(manifest.environment.map { $0.name }).union(environment.overrideNames)
+            .union(environment.dotenvNames)
         // A task without `env` of its own sees the shared values (OPSRUN_TASK aside): one array
         // for them all, built once, which also lets fingerprints reuse its digest.
         let sharedDefinition = sharedNames.contains("OPSRUN_TASK")
@@ -88,7 +103,7 @@ public struct OperationBuilder {
         for id in selection {
             let task = graph.tasks[id]
             func mentionsVariable(_ text: String) -> Bool { UTF8Text.contains(UInt8(ascii: "$"), in: text) }
-            let ownDefinition = !task.environment.isEmpty || sharedDefinition == nil
+            let ownDefinition = !task.environment.isEmpty || sharedDefinition == nil || !task.requires.isEmpty
                 || environment.hasNamespaceDotenv(forTask: task.name)
             // Made only when needed: for a task with `env`, a copy of the whole environment. Made
             // up front, not on first use from a closure: a variable a closure captures and sets is
@@ -108,8 +123,7 @@ public struct OperationBuilder {
                 definition = task.instance.map { Self.adding($0, to: sharedDefinition) } ?? sharedDefinition
             } else {
                 let values = variables!
-                var names = sharedNames.union(task.environment.map { $0.name })
-                if let instance = task.instance { names.formUnion(instance.values.map { $0.name }) }
+                let names = sharedNames.union(StrictEnvironment.ownKeyNames(of: task, environment))
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
             // An included manifest's task works in its own directory (SPEC §10).
@@ -122,6 +136,8 @@ public struct OperationBuilder {
                 sources: task.sources.map { expand($0.value) }, outputs: task.outputs.map { expand($0.value) },
                 depfile: task.depfile.map { expand($0.value) }, prerequisites: graph.prerequisites[id].map { graph.names[$0] })
             if task.service != nil { spec.isService = true }
+            if !task.cleanup.isEmpty { spec.cleanup = task.cleanup.map { $0.value } }
+            if let shell = task.shell, shell != .sh { spec.shell = shell.words + [shell.passesTaskName ? "$0" : ""] }
             specs.append(spec)
         }
         return specs

@@ -23,6 +23,7 @@ final class CommandSpawner {
     }
 
     static let shell = "/bin/sh"
+    static let defaultShell = [shell, "-e", "-c"]
     /// The dispositions each child resets before exec: those the process changed or inherited
     /// changed (`nohup` ignores SIGHUP, and an ignored disposition would survive exec), and any
     /// handler installed. Every child starts with an empty signal mask.
@@ -118,10 +119,26 @@ final class CommandSpawner {
                 return outcome(spawn(path, directWords, environment.environmentBlock), directly: true)
             }
         }
-        // `sh -c COMMAND TASK ARG...` (SPEC §10): `$0` is the task's name (the shell's own
-        // messages say `build: 1: cc: not found`), and the arguments after `--` are `"$@"`.
-        let words = [Self.shell, "-c", command, job.taskName] + job.arguments
-        let status = spawn(Self.shell, words, launch.shellEnvironment.pointer(for: job.environmentParts))
+        // `sh -e -c COMMAND TASK ARG...` (docs/manual/running.md): `-e`, so a `run: |` block
+        // stops at its first failing line; `$0` is the task's name (the shell's own messages say
+        // `build: 1: cc: not found`), and the arguments after `--` are `"$@"`. A `shell:` list
+        // written in the manifest gets the command and the arguments.
+        guard let shell = job.shell else {
+            let words = Self.defaultShell + [command, job.taskName] + job.arguments
+            let status = spawn(Self.shell, words, launch.shellEnvironment.pointer(for: job.environmentParts))
+            return outcome(status, directly: false)
+        }
+        let words = shell + [command] + (job.shellPassesTaskName ? [job.taskName] : []) + job.arguments
+        var path = shell[0]
+        if !path.utf8.contains(UInt8(ascii: "/")) {
+            let environment = launch.directEnvironment
+            environment.update(environment: job.environmentParts, workingDirectory: job.workingDirectory)
+            guard let found = locator.locate(path, searchPath: environment.searchPath) else {
+                return .failed("cannot start the shell '\(path)': not found in the task's PATH", errno: 0)
+            }
+            path = found
+        }
+        let status = spawn(path, words, launch.shellEnvironment.pointer(for: job.environmentParts))
         return outcome(status, directly: false)
     }
 

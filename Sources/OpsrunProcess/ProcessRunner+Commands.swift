@@ -14,7 +14,8 @@ extension ProcessRunner {
         // Interactive commands keep the shell: they are rare, and run alone anyway. So do commands
         // given arguments after `--`: without a `$` a command cannot read them, so running it
         // directly would do the same, but the shell is the plain way and the rare case.
-        let directWords = job.job.interactive || throughShell || !job.job.arguments.isEmpty
+        // A `shell:` of the manifest's runs every command, even one it could do without.
+        let directWords = job.job.interactive || throughShell || !job.job.arguments.isEmpty || job.job.shell != nil
             ? nil : DirectCommand.arguments(of: command)
         // The job's pipes, kept from one of its commands to the next (OutputPipes).
         if !job.job.interactive && job.pipes == nil {

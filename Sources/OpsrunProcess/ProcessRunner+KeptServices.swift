@@ -115,6 +115,8 @@ extension ProcessRunner {
         a.taskName == b.taskName && a.commands == b.commands && a.workingDirectory == b.workingDirectory
             && a.arguments == b.arguments && a.cleanupCommands == b.cleanupCommands && a.service == b.service
             && a.timeoutMilliseconds == b.timeoutMilliseconds && a.qualityOfService == b.qualityOfService
-            && a.environment == b.environment
+            && a.shell == b.shell && a.shellPassesTaskName == b.shellPassesTaskName
+            // As sets: a run's environment is built from a dictionary, whose order is its own.
+            && (a.environment == b.environment || Set(a.environment) == Set(b.environment))
     }
 }

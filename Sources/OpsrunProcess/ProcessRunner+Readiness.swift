@@ -38,10 +38,12 @@ extension ProcessRunner {
         guard let next = readiness.nextProbe, now >= next else { return }
         readiness.nextProbe = nil
         job.readiness = readiness
-        let probeJob = CommandJob(
+        var probeJob = CommandJob(
             id: Self.probeID(of: job.job.id), taskName: job.job.taskName, commands: [probe],
             workingDirectory: job.job.workingDirectory, environment: job.job.environmentParts,
             qualityOfService: job.job.qualityOfService)
+        probeJob.shell = job.job.shell
+        probeJob.shellPassesTaskName = job.job.shellPassesTaskName
         probesRunning += 1
         start(probeJob)
     }

@@ -43,18 +43,20 @@ import Testing
         #expect(lines.contains("web/.env:2:1: error: expected NAME=VALUE, but this line has no '=' after the name"))
     }
 
-    @Test func aSubProjectsDotenvComesAfterTheRootsEnvAndBeforeItsOwn() throws {
+    /// A dotenv file holds defaults: the root's `env`, opsrun's environment and the sub-project's
+    /// own `env` all win over it.
+    @Test func aSubProjectsDotenvFillsInWhatNothingElseSets() throws {
         let project = try TemporaryProject(
             "env:\n  A: root\n  B: root\nincludes:\n  web: web\n",
             files: [
-                "web/Tasksfile.yaml": "dotenv: [.env]\nenv:\n  B: web-env\ntasks:\n  show: echo \"A=$A B=$B\"\n",
-                "web/.env": "A=web-dotenv\nB=web-dotenv\n",
+                "web/Tasksfile.yaml": "dotenv: [.env]\nenv:\n  B: web-env\ntasks:\n  show: echo \"A=$A B=$B C=$C D=$D\"\n",
+                "web/.env": "A=web-dotenv\nB=web-dotenv\nC=web-dotenv\nD=web-dotenv\n",
             ])
-        let result = try project.run("web:show")
-        #expect(result.stdout.contains("A=web-dotenv B=web-env\n"))
+        let result = try project.run("web:show", environment: ["D": "shell"])
+        #expect(result.stdout.contains("A=root B=web-env C=web-dotenv D=shell\n"), "\(result.stdout)")
         // A NAME=VALUE argument still wins over every file.
         let overridden = try project.run("web:show", "A=cli")
-        #expect(overridden.stdout.contains("A=cli B=web-env\n"))
+        #expect(overridden.stdout.contains("A=cli B=web-env C=web-dotenv D=web-dotenv\n"))
     }
 
     @Test func aMisspeltRootNameInAnIncludedFileSuggestsTheRootsTask() throws {

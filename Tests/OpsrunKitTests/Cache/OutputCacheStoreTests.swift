@@ -46,13 +46,14 @@ import Testing
         #expect(CacheEntry(decoding: badDigest.encoded(inlining: false)) == nil)
     }
 
-    @Test func keysDependOnTheDefinitionOutputsAndMachine() {
+    @Test func keysDependOnTheTaskDefinitionOutputsAndMachine() {
         let one = ContentDigest.of("one"), two = ContentDigest.of("two")
-        let key = CacheKey(definition: one, outputs: ["a"], platform: "Linux x86_64")
-        #expect(key == CacheKey(definition: one, outputs: ["a"], platform: "Linux x86_64"))
-        #expect(key != CacheKey(definition: two, outputs: ["a"], platform: "Linux x86_64"))
-        #expect(key != CacheKey(definition: one, outputs: ["a", "b"], platform: "Linux x86_64"))
-        #expect(key != CacheKey(definition: one, outputs: ["a"], platform: "Linux aarch64"))
+        let key = CacheKey(task: "t", definition: one, outputs: ["a"], platform: "Linux x86_64")
+        #expect(key == CacheKey(task: "t", definition: one, outputs: ["a"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(task: "t", definition: two, outputs: ["a"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(task: "t", definition: one, outputs: ["a", "b"], platform: "Linux x86_64"))
+        #expect(key != CacheKey(task: "t", definition: one, outputs: ["a"], platform: "Linux aarch64"))
+        #expect(key != CacheKey(task: "web:t", definition: one, outputs: ["a"], platform: "Linux x86_64"))
         #expect(Hex.isSHA256(key.hex))
     }
 
@@ -61,7 +62,7 @@ import Testing
         scratch.write("a/out/x.bin", "xyz")
         chmod(scratch.absolute("a/out/x.bin"), 0o700)
         let cache = OutputCache(directory: scratch.absolute("cache"), sizeLimit: 1 << 30)
-        let key = CacheKey(definition: .of("task"), outputs: ["out/x.bin"])
+        let key = CacheKey(task: "t", definition: .of("task"), outputs: ["out/x.bin"])
         let hash = Hex.sha256(Array("xyz".utf8))
         #expect(cache.store(key, directory: scratch.absolute("a"), files: [("out/x.bin", hash)],
             standardOutput: Array("hi\n".utf8), standardError: []))
@@ -74,7 +75,7 @@ import Testing
         // An output the entry lacks is a miss; so is a file changed since it was hashed.
         #expect(cache.restore(key, into: scratch.absolute("c"), required: ["out/x.bin", "out/y"]) == nil)
         scratch.write("a/out/z", "changed")
-        #expect(!cache.store(CacheKey(definition: .of("z"), outputs: ["out/z"]), directory: scratch.absolute("a"),
+        #expect(!cache.store(CacheKey(task: "t", definition: .of("z"), outputs: ["out/z"]), directory: scratch.absolute("a"),
             files: [("out/z", Hex.sha256(Array("before".utf8)))], standardOutput: [], standardError: []))
     }
 

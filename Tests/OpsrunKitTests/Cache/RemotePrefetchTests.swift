@@ -41,7 +41,7 @@ import Testing
         func shutdown() {}
     }
 
-    let keys = (1...4).map { CacheKey(definition: .of("task \($0)"), outputs: ["out/\($0)"]) }
+    let keys = (1...4).map { CacheKey(task: "t", definition: .of("task \($0)"), outputs: ["out/\($0)"]) }
 
     @Test func atMostTheLimitIsInFlightAndTheRestAreSentInOrder() {
         let server = HeldServer()

@@ -31,9 +31,9 @@ import Testing
         ("one argument rather than two", { $0.arguments = ["-v x"] }),
     ]
 
-    @Test func noArgumentsLeaveTheCommandsDigestAsItWasBeforeArgumentsExisted() {
-        // What `commandsDigest` computed before `arguments` existed, for records made then.
-        var hasher = CanonicalHasher(domain: "opsrun commands v1")
+    @Test func noArgumentsLeaveTheCommandsDigestAsOnlyTheCommands() {
+        // Commands alone (v2: run with `sh -e`, so v1's records run once more).
+        var hasher = CanonicalHasher(domain: "opsrun commands v2")
         hasher.add(Self.base.commands.count)
         for command in Self.base.commands { hasher.add(command) }
         #expect(Fingerprint(Self.base).commands == hasher.finalize())

@@ -60,8 +60,13 @@ import Testing
         #expect(decoded.manifest.tasks[4].service?.ready?.value == "pg_isready")
         #expect(decoded.manifest.tasks[4].service?.readyTimeoutMilliseconds == 30_000)
         #expect(decoded.manifest.tasks[5].service == ServiceSpec(location: decoded.manifest.tasks[5].service!.location))
-        #expect(ManifestCodec.formatVersion == 8)
-        #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "16:19")
+        // Format 9: `shell` (the manifest's for a task without its own) and `pass_env`.
+        #expect(decoded.manifest.tasks[2].shell == ShellSpec(words: ["python3", "-c"], passesTaskName: false))
+        #expect(decoded.manifest.tasks[3].shell == .bash)
+        #expect(decoded.manifest.tasks[2].passEnvironment.map(\.value) == ["AWS_*", "CI"])
+        #expect(decoded.manifest.passEnvironment.map(\.value) == ["AWS_*"])
+        #expect(ManifestCodec.formatVersion == 9)
+        #expect(ManifestTest.at(decoded.manifest.tasks[2].deps[1].location) == "18:19")
     }
 
     @Test func generatedManifestsRoundTripWithTheirGraph() throws {
@@ -119,6 +124,8 @@ import Testing
           PREFIX: /opt/${HOME}
           EMPTY: ""
         dotenv: [.env, .env.local]
+        shell: bash
+        pass_env: [AWS_*]
         queues:
           net: { max: 2 }
         tasks:
@@ -145,6 +152,8 @@ import Testing
             interactive: true
             cache: false
             requires: [TOKEN, REGION]
+            shell: [python3, -c]
+            pass_env: CI
           matrix:
             each: { OS: [linux, mac], SRC: "src/*.c" }
             requires: [OS, TOKEN]

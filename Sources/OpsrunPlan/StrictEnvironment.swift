@@ -1,0 +1,72 @@
+import OpsrunCore
+import OpsrunEngine
+import OpsrunGraph
+import OpsrunManifest
+
+/// What a cacheable task's commands see (docs/manual/cache.md, "What a cacheable task sees"):
+/// only the variables that enter its cache key, plus a pass-through list whose values do not, as
+/// Turborepo's strict mode and Bazel's action environment. A cache entry is then right for every
+/// run with its key: a command cannot read `$FLAVOR` from the user's shell and have its output
+/// handed to a run under another `FLAVOR`. The same whether or not this run uses a cache, so
+/// `--no-cache` changes nothing a command sees.
+public enum StrictEnvironment {
+    /// Whether the task may be restored from the cache: it has `run` and `outputs`, and reads
+    /// something declared (`sources`, a `depfile`, or a prerequisite's outputs: a prerequisite
+    /// that is not a service), and is not `cache: false`, `interactive` or a service.
+    public static func isCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> Bool {
+        guard !task.commands.isEmpty, !task.outputs.isEmpty, task.cache, !task.interactive, task.service == nil else {
+            return false
+        }
+        return !task.sources.isEmpty || task.depfile != nil || prerequisites.contains { tasks[$0].service == nil }
+    }
+
+    /// The names (or `*` patterns) of opsrun's environment that pass through to `task`.
+    static func passPatterns(of task: TaskSpec, manifest: Manifest) -> [String] {
+        PassEnvironment.always + manifest.passEnvironment.map { $0.value } + task.passEnvironment.map { $0.value }
+    }
+
+    static func passes(_ name: Substring.UTF8View, _ patterns: [String]) -> Bool {
+        patterns.contains { PassEnvironment.matches(name, $0) }
+    }
+
+    /// The names whose values enter `task`'s key besides those every task's do
+    /// (`EnvironmentBuilder.entersEveryKey`): its `env`, its manifests' `dotenv`, its `requires`,
+    /// its `each` values.
+    static func ownKeyNames(of task: TaskSpec, _ environment: EnvironmentBuilder) -> Set<String> {
+        var names = Set(task.environment.map { $0.name })
+        names.formUnion(environment.namespaceDotenvNames(forTask: task.name))
+        names.formUnion(task.requires.map { $0.value })
+        if let instance = task.instance { names.formUnion(instance.values.map { $0.name }) }
+        return names
+    }
+
+    /// The environment of a cacheable task's commands. `blocks`: the shared block filtered, by
+    /// pass-through list, made once for all the tasks that add no variables of their own.
+    static func jobEnvironment(
+        of task: TaskSpec, manifest: Manifest, _ environment: EnvironmentBuilder, blocks: inout [[String]: [String]]
+    ) -> JobEnvironment {
+        let patterns = passPatterns(of: task, manifest: manifest)
+        if task.environment.isEmpty, task.requires.isEmpty, !environment.hasNamespaceDotenv(forTask: task.name) {
+            let block: [String]
+            if let made = blocks[patterns] {
+                block = made
+            } else {
+                block = environment.strictSharedBlock { passes($0, patterns) }
+                blocks[patterns] = block
+            }
+            guard let instance = task.instance else { return JobEnvironment(shared: block, taskName: task.name) }
+            let inherited = block.filter { entry in
+                !instance.values.contains { entry.hasPrefix($0.name + "=") }
+            }
+            return JobEnvironment(shared: inherited, own: instance.values.map { $0.name + "=" + $0.value }, taskName: task.name)
+        }
+        let own = ownKeyNames(of: task, environment)
+        let values = environment.variables(forTask: task.name, taskEnvironment: task.environment, instance: task.instance)
+        var entries: [String] = []
+        for (name, value) in values
+        where name == "OPSRUN_TASK" || own.contains(name) || environment.entersEveryKey(name) || passes(name.utf8[...], patterns) {
+            entries.append(name + "=" + value)
+        }
+        return JobEnvironment(entries)
+    }
+}
