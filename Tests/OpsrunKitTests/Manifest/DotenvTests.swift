@@ -18,6 +18,29 @@ import Testing
         }
     }
 
+    @Test func valuesExpandVariablesFromTheEnvironmentFirstThenEarlierLines() throws {
+        let text = """
+            HOST=file-host
+            URL=http://${HOST}:${PORT:-80}/
+            QUOTED="${HOST}\\$HOME"
+            RAW='${HOST}'
+            PRICE=5$$
+            """
+        let values = try DotenvFile.parse(text, file: ".env") { $0 == "HOST" ? "real-host" : nil }
+        #expect(values.map { "\($0.name)=\($0.value)" } == [
+            "HOST=file-host", "URL=http://real-host:80/", "QUOTED=real-host$HOME", "RAW=${HOST}", "PRICE=5$",
+        ])
+        let earlier = try DotenvFile.parse("A=x\nB=${A}y\n", file: ".env")
+        #expect(earlier.map { "\($0.name)=\($0.value)" } == ["A=x", "B=xy"])
+    }
+
+    @Test func aBadExpansionInAValueIsAnErrorAtItsLine() {
+        #expect(errors("A=1\nB=${A/x/y}\n") == [
+            ".env:2:3: error: unsupported expansion '${A/x/y}' in the value of 'B': pattern substitution (${NAME/pattern/string}) is not supported; "
+                + Interpolation.forms,
+        ])
+    }
+
     @Test func readsNameValueLinesSkippingCommentsAndBlanks() throws {
         #expect(try parse("""
             # settings
