@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OpsrunCore
+import OpsrunIncremental
 
 /// The local cache (docs/manual/cache.md): `ac/<key>` holds an entry (an `ActionResult`), `cas/<sha256>` a blob
 /// named by its content. Every file is written under a temporary name in `tmp/` and renamed into
@@ -24,12 +25,34 @@ package final class LocalCacheStore {
     func blobPath(_ hash: String) -> String { Self.blobPath(hash, root: root) }
     static func blobPath(_ hash: String, root: String) -> String { root + "/cas/" + hash }
 
-    /// The entry's bytes, or `nil` when there is none.
+    /// The entry's bytes, or `nil` when there is none, or when its seal does not check out.
     package func entry(_ key: CacheKey) -> [UInt8]? {
         let path = entryPath(key)
-        guard let bytes = BlobFile.readAll(path) else { return nil }
+        guard let bytes = BlobFile.readAll(path), let entry = Self.unsealed(bytes, key: key) else { return nil }
         Self.touch(path)
-        return bytes
+        return entry
+    }
+
+    /// A local entry ends with a field no reader of `ActionResult`s knows (number 15000, 32 bytes):
+    /// the SHA-256 of its key and of the bytes before it. An entry cut short (a crash before the
+    /// disk had it all: entries are not synced, see `storeEntry`), damaged, or moved under another
+    /// key is then no entry; cut at a field's end, it would otherwise read as one with fewer files.
+    private static let sealTag: [UInt8] = [0xc2, 0xa9, 0x07, 32]
+
+    static func sealed(_ bytes: [UInt8], key: CacheKey) -> [UInt8] {
+        bytes + sealTag + ContentDigest.of(Array(key.hex.utf8) + bytes).bytes
+    }
+
+    static func unsealed(_ bytes: [UInt8], key: CacheKey) -> [UInt8]? {
+        let sealSize = sealTag.count + 32
+        guard bytes.count >= sealSize else { return nil }
+        let end = bytes.count - sealSize
+        guard bytes[end..<end + sealTag.count].elementsEqual(sealTag) else { return nil }
+        let entry = Array(bytes[..<end])
+        guard ContentDigest.of(Array(key.hex.utf8) + entry).bytes.elementsEqual(bytes[(end + sealTag.count)...]) else {
+            return nil
+        }
+        return entry
     }
 
     /// Whether there is an entry under `key` (read, and so marked used, by `entry` only).
@@ -92,14 +115,17 @@ package final class LocalCacheStore {
         return true
     }
 
-    /// Stores an entry, once the blobs stored before it are durable.
+    /// Stores an entry, sealed with its key, once the blobs stored before it are durable. The entry
+    /// itself is not synced (one `fsync` per stored task would cost a cold run most of what storing
+    /// costs): one a crash damages fails its seal and is a miss.
     @discardableResult
     func storeEntry(_ bytes: [UInt8], for key: CacheKey) -> Bool {
         if unsyncedBlobs {
             guard BlobFile.syncDirectory(root + "/cas") else { return false }
             unsyncedBlobs = false
         }
-        guard let temporary = temporaryPath(), BlobFile.write(bytes, to: temporary, mode: 0o644) else { return false }
+        guard let temporary = temporaryPath(), BlobFile.write(Self.sealed(bytes, key: key), to: temporary, mode: 0o644)
+        else { return false }
         guard rename(temporary, entryPath(key)) == 0 else {
             unlink(temporary)
             return false

@@ -88,7 +88,10 @@ package final class OutputCache {
         for path in paths {
             if let reason = place.refusal(of: path) { return .refused(reason) }
         }
-        guard Set(paths).count == paths.count, place.isWhole(paths), let directory = ConfinedDirectory(place.taskDirectory)
+        // An entry with no file at all (an empty answer reads as one) restores nothing of a task
+        // that declares outputs.
+        guard !paths.isEmpty, Set(paths).count == paths.count, place.isWhole(paths),
+            let directory = ConfinedDirectory(place.taskDirectory)
         else { return .missed }
         for path in paths {
             if let link = directory.link(on: path) {

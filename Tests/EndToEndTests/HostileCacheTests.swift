@@ -157,6 +157,36 @@ import Testing
         }
     }
 
+    /// An entry in the cache directory cut short where one of its files ends (what a crash can
+    /// leave) is no entry: restored, it would have written some of the task's outputs only.
+    @Test func anEntryCutShortInTheCacheDirectoryIsNoEntry() throws {
+        let manifest = """
+            default: docs
+            tasks:
+              docs:
+                sources: [in.txt]
+                outputs: [out/*.txt]
+                run: mkdir -p out && cp in.txt out/a.txt && cp in.txt out/b.txt
+            """
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        func clone() throws -> TemporaryProject { try TemporaryProject(manifest, files: ["in.txt": "text\n"]) }
+        #expect(try clone().run(environment: ["OPSRUN_CACHE_DIR": cache]).status == 0)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/ac")
+        try #require(entries.count == 1)
+        let path = cache + "/ac/" + entries[0]
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // The first field is the first output file (2, length-delimited): cut where it ends.
+        try #require(bytes.first == 0x12 && bytes[1] < 0x80)
+        try Data(bytes.prefix(2 + Int(bytes[1]))).write(to: URL(fileURLWithPath: path))
+
+        let second = try clone()
+        #expect(try second.run(environment: ["OPSRUN_CACHE_DIR": cache]).status == 0)
+        for name in ["out/a.txt", "out/b.txt"] {
+            #expect((try? String(contentsOfFile: second.path(name), encoding: .utf8)) == "text\n", "\(name)")
+        }
+    }
+
     /// An entry that says an output has no bytes, under the digest of something else, is no entry.
     @Test func aZeroSizeWithAnotherDigestIsNotAnEmptyFile() throws {
         let sandbox = try Sandbox()
