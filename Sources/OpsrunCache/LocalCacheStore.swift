@@ -154,7 +154,10 @@ package final class LocalCacheStore {
             return "cannot be made (\(failure.path): \(failure.reason))"
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return "is not a directory" }
-        guard access(root, W_OK | X_OK) == 0 else { return "cannot be written" }
+        // Making what the store writes in is the test: `access` says yes to root, whom an
+        // immutable or read-only-mounted directory refuses all the same.
+        guard access(root, W_OK | X_OK) == 0, ["ac", "cas", "tmp"].allSatisfy({ Directories.make(root + "/" + $0) == nil })
+        else { return "cannot be written" }
         return nil
     }
 
