@@ -9,13 +9,16 @@ import Crypto
 enum BlobFile {
     private static let chunk = 64 * 1024
 
-    /// Copies `source` to `destination` (a new file: `O_EXCL`) with `mode`, and returns the
-    /// SHA-256 and size of what was copied, or `nil` (with `destination` removed) on any error.
-    static func copy(from source: String, to destination: String, mode: UInt32) -> CacheEntry.Blob? {
+    /// Copies `source` to `destination` (a new file: `O_EXCL`, never through a link; relative to
+    /// `directory`, a descriptor) with `mode`, and returns the SHA-256 and size of what was copied,
+    /// or `nil` (with `destination` removed) on any error. `durable`: on the disk when it returns.
+    static func copy(
+        from source: String, at directory: Int32 = AT_FDCWD, to destination: String, mode: UInt32, durable: Bool = false
+    ) -> CacheEntry.Blob? {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { return nil }
         defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode & 0o7777))
+        let output = create(destination, at: directory, mode: mode)
         guard output >= 0 else { return nil }
         var hasher = SHA256()
         var size: Int64 = 0
@@ -38,22 +41,62 @@ enum BlobFile {
         }
         // The umask must not narrow what the entry says (`open` applied it).
         if !failed, fchmod(output, mode_t(mode & 0o7777)) != 0 { failed = true }
+        if !failed, durable, fsync(output) != 0 { failed = true }
         if close(output) != 0 { failed = true }
         if failed {
-            unlink(destination)
+            unlinkat(directory, destination, 0)
             return nil
         }
         return CacheEntry.Blob(hash: ContentDigest(hasher.finalize()).description, size: size)
     }
 
-    /// Writes `bytes` to `destination` (a new file) with `mode`; `false` (nothing left) on error.
-    static func write(_ bytes: [UInt8], to destination: String, mode: UInt32) -> Bool {
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode & 0o7777))
+    /// Writes `bytes` to `destination` (a new file, never through a link; relative to `directory`,
+    /// a descriptor) with `mode`; `false` (nothing left) on error. `durable`: on the disk when it
+    /// returns.
+    static func write(
+        _ bytes: [UInt8], at directory: Int32 = AT_FDCWD, to destination: String, mode: UInt32, durable: Bool = false
+    ) -> Bool {
+        let output = create(destination, at: directory, mode: mode)
         guard output >= 0 else { return false }
         let written = writeAll(output, bytes, count: bytes.count) && fchmod(output, mode_t(mode & 0o7777)) == 0
+            && (!durable || fsync(output) == 0)
         let closed = close(output) == 0
-        if !(written && closed) { unlink(destination) }
+        if !(written && closed) { unlinkat(directory, destination, 0) }
         return written && closed
+    }
+
+    private static func create(_ path: String, at directory: Int32, mode: UInt32) -> Int32 {
+        openat(directory, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode & 0o7777))
+    }
+
+    /// The SHA-256 and size of the file at `path`, read in pieces; `nil` when it cannot be read.
+    static func blob(at path: String) -> CacheEntry.Blob? {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { return nil }
+        defer { close(input) }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, chunk) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            size += Int64(count)
+        }
+        return CacheEntry.Blob(hash: ContentDigest(hasher.finalize()).description, size: size)
+    }
+
+    /// Makes the names in the directory at `path` durable (what was renamed into it).
+    @discardableResult
+    static func syncDirectory(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
     }
 
     /// The whole file, if its SHA-256 is `blob`'s.

@@ -59,6 +59,16 @@ package struct CacheEntry: Equatable, Sendable {
     /// Files and logs up to this size are inlined in a local entry.
     package static let inlineLimit = 64 * 1024
 
+    /// The most an entry from a server may be: a larger answer is refused as it comes.
+    package static let sizeLimit: Int64 = 16 << 20
+
+    /// The permission bits an entry may give an output (docs/manual/cache.md): no setuid, setgid
+    /// or sticky bit, nothing writable by others than the owner.
+    package static let modeMask: UInt32 = 0o755
+
+    /// The SHA-256 of no bytes: the only digest a blob of size 0 may have.
+    static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
     package var files: [File]
     package var standardOutput: Log?
     package var standardError: Log?
@@ -107,20 +117,20 @@ package struct CacheEntry: Equatable, Sendable {
     }
 
     /// Reads an `ActionResult`; `nil` for bytes that are not one opsrun can restore (garbage, a
-    /// failed action, a digest that is not a SHA-256, a path that would leave the task's directory,
-    /// inlined bytes that are not their digest's).
+    /// failed action, a digest that is not a SHA-256, a size 0 with another digest than no bytes',
+    /// inlined bytes that are not their digest's). Its paths are checked by the restore, which
+    /// knows where the task may write (`OutputPlace`); its modes keep no bit beyond 0755.
     package init?(decoding bytes: [UInt8]) {
         guard let result = try? Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: bytes),
             result.exitCode == 0
         else { return nil }
         var files: [File] = []
         for output in result.outputFiles {
-            guard output.hasDigest, let blob = Self.blob(output.digest), Self.isSafeRelativePath(output.path),
-                let contents = Self.contents(output.contents, of: blob)
+            guard output.hasDigest, let blob = Self.blob(output.digest), let contents = Self.contents(output.contents, of: blob)
             else { return nil }
             let mode: UInt32 =
                 output.nodeProperties.hasUnixMode
-                ? output.nodeProperties.unixMode.value & 0o7777 : (output.isExecutable ? 0o755 : 0o644)
+                ? output.nodeProperties.unixMode.value & Self.modeMask : (output.isExecutable ? 0o755 : 0o644)
             files.append(File(path: output.path, blob: blob, mode: mode, contents: contents))
         }
         self.files = files
@@ -154,12 +164,12 @@ package struct CacheEntry: Equatable, Sendable {
     }
 
     private static func blob(_ digest: Build_Bazel_Remote_Execution_V2_Digest) -> Blob? {
-        guard Hex.isSHA256(digest.hash), digest.sizeBytes >= 0 else { return nil }
+        guard Hex.isSHA256(digest.hash), digest.sizeBytes > 0 || (digest.sizeBytes == 0 && digest.hash == emptyHash)
+        else { return nil }
         return Blob(hash: digest.hash, size: digest.sizeBytes)
     }
 
-    /// Relative, without `.` or `..` components: an entry from a server can only write below the
-    /// task's directory.
+    /// Relative, without `.` or `..` components: what a store may name.
     static func isSafeRelativePath(_ path: String) -> Bool {
         guard !path.isEmpty, !path.hasPrefix("/") else { return false }
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in

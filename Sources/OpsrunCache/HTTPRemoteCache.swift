@@ -12,6 +12,8 @@ import NIOPosix
 /// wait, after which the cache stops asking it for the rest of the run.
 package final class HTTPRemoteCache: RemoteCacheClient {
     private let base: String
+    /// The server's host, for "cannot find the host".
+    private let host: String
     private let headers: HTTPHeaders
     private let group: MultiThreadedEventLoopGroup
     private let client: HTTPClient
@@ -30,6 +32,7 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         var trimmed = Substring(url)
         while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         base = String(trimmed)
+        host = RemoteCacheURL(url).map { $0.host } ?? ""
         var headers = HTTPHeaders()
         if let header { headers.add(name: header.name, value: header.value) }
         self.headers = headers
@@ -45,38 +48,39 @@ package final class HTTPRemoteCache: RemoteCacheClient {
 
     deinit { shutdown() }
 
-    package func get(_ path: String) -> RemoteReply {
+    package func get(_ path: String, limit: Int64) -> RemoteReply {
         do {
             let request = try HTTPClient.Request(url: base + "/" + path, method: .GET, headers: headers)
-            return Self.reply(to: try client.execute(request: request, deadline: .now() + requestTimeout).wait(), path)
+            let body = BoundedBody(limit: limit)
+            return Self.reply(to: try client.execute(request: request, delegate: body, deadline: .now() + requestTimeout).wait(), path)
         } catch {
-            return .failed(Self.describe(error))
+            return .failed(Self.describe(error, path, host: host))
         }
     }
 
     /// Answers on the client's event-loop thread, when the response or the deadline comes.
-    package func get(_ path: String, completion: @escaping @Sendable (RemoteReply) -> Void) {
+    package func get(_ path: String, limit: Int64, completion: @escaping @Sendable (RemoteReply) -> Void) {
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: base + "/" + path, method: .GET, headers: headers)
         } catch {
-            return completion(.failed(Self.describe(error)))
+            return completion(.failed(Self.describe(error, path, host: host)))
         }
-        client.execute(request: request, deadline: .now() + requestTimeout).whenComplete { result in
+        let (body, host) = (BoundedBody(limit: limit), host)
+        client.execute(request: request, delegate: body, deadline: .now() + requestTimeout).futureResult.whenComplete {
+            result in
             switch result {
             case .success(let response): completion(Self.reply(to: response, path))
-            case .failure(let error): completion(.failed(Self.describe(error)))
+            case .failure(let error): completion(.failed(Self.describe(error, path, host: host)))
             }
         }
     }
 
-    private static func reply(to response: HTTPClient.Response, _ path: String) -> RemoteReply {
-        switch response.status.code {
-        case 200:
-            guard var body = response.body else { return .found([]) }
-            return .found(body.readBytes(length: body.readableBytes) ?? [])
+    private static func reply(to response: BoundedBody.Response, _ path: String) -> RemoteReply {
+        switch response.status {
+        case 200: return .found(response.body)
         case 404: return .missing
-        default: return .failed("GET \(path.prefix(3))…: HTTP \(response.status.code)")
+        default: return .failed("GET \(Self.shown(path)): HTTP \(response.status)")
         }
     }
 
@@ -92,7 +96,7 @@ package final class HTTPRemoteCache: RemoteCacheClient {
                         url: base + "/" + upload.path, method: .PUT, headers: headers, body: .bytes(upload.bytes))
                     futures.append(client.execute(request: request, deadline: .now() + requestTimeout))
                 } catch {
-                    return Self.describe(error)
+                    return Self.describe(error, upload.path, host: host)
                 }
             }
             var problem: String?
@@ -101,10 +105,10 @@ package final class HTTPRemoteCache: RemoteCacheClient {
                 do {
                     let code = try future.wait().status.code
                     if !(200..<300).contains(code), problem == nil {
-                        problem = "PUT \(upload.path.prefix(3))…: HTTP \(code)"
+                        problem = "PUT \(Self.shown(upload.path)): HTTP \(code)"
                     }
                 } catch {
-                    if problem == nil { problem = Self.describe(error) }
+                    if problem == nil { problem = Self.describe(error, upload.path, host: host) }
                 }
             }
             if let problem { return problem }
@@ -119,8 +123,10 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         try? group.syncShutdownGracefully()
     }
 
-    /// A short reason: `connection refused`, `timed out`, not a dump of the error's fields.
-    static func describe(_ error: Error) -> String {
+    /// A short reason in words (`connection refused`, `TLS handshake failed`), not a dump of the
+    /// error's fields; `path`: what was asked, named when the answer to it was wrong.
+    static func describe(_ error: Error, _ path: String, host: String) -> String {
+        if error is BoundedBody.TooLarge { return "GET \(Self.shown(path)): the answer is larger than it may be" }
         if let error = error as? HTTPClientError {
             switch error {
             case .connectTimeout: return "could not connect in time"
@@ -130,11 +136,24 @@ package final class HTTPRemoteCache: RemoteCacheClient {
             default: break
             }
         }
+        if error is HTTPParserError { return "the answer is not HTTP" }
+        // Matched on the error's type and case names only: a host's name ("cache.invalid") is no
+        // reason.
+        let kind = String(reflecting: type(of: error))
         let text = "\(error)"
+        if kind.contains("NIOSSL") || kind.contains("BoringSSL") {
+            return text.contains("WRONG_VERSION_NUMBER") || text.contains("wrong version number")
+                ? "TLS handshake failed (the server does not speak TLS: is it an http:// URL?)" : "TLS handshake failed"
+        }
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("HTTPParserError") || text.contains("invalid") { return "the answer is not HTTP" }
+        if text.contains("SocketAddressError") || text.contains("dnsAError") || text.contains("dnsAAAAError") {
+            return "cannot find the host \(host)"
+        }
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
+
+    /// `ac/<sha256>` as messages show it: `ac/…`.
+    private static func shown(_ path: String) -> String { path.prefix { $0 != "/" } + "/…" }
 
     /// `http://user:token@host/x` → `http://host/x`: the URL as warnings show it.
     package static func withoutCredentials(_ url: String) -> String {
@@ -143,5 +162,48 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         guard let at = rest[..<hostEnd].lastIndex(of: "@") else { return url }
         return String(url[..<scheme.upperBound]) + rest[rest.index(after: at)...]
+    }
+}
+
+/// A `GET`'s answer, its body kept only up to a limit: a longer body (announced or received) fails
+/// the request at once, so an endless one is never held (docs/manual/cache.md). The body of an
+/// answer other than 200 is not kept, and it too is bounded.
+final class BoundedBody: HTTPClientResponseDelegate, @unchecked Sendable {
+    struct Response {
+        var status: UInt
+        var body: [UInt8]
+    }
+
+    struct TooLarge: Error {}
+
+    /// For answers other than 200 (an error page).
+    private static let otherLimit: Int64 = 1 << 20
+    private let limit: Int64
+    // Touched on the request's event loop only, one call at a time.
+    private var status: UInt = 0
+    private var body: [UInt8] = []
+    private var received: Int64 = 0
+
+    init(limit: Int64) { self.limit = limit }
+
+    private var bound: Int64 { status == 200 ? limit : Self.otherLimit }
+
+    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        status = head.status.code
+        if let announced = head.headers.first(name: "Content-Length").flatMap({ Int64($0) }), announced > bound {
+            return task.eventLoop.makeFailedFuture(TooLarge())
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        received += Int64(buffer.readableBytes)
+        guard received <= bound else { return task.eventLoop.makeFailedFuture(TooLarge()) }
+        if status == 200 { body += buffer.readableBytesView }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+        Response(status: status, body: status == 200 ? body : [])
     }
 }

@@ -3,10 +3,11 @@ import Glibc
 #endif
 import OpsrunCore
 
-/// The output cache of a run (SPEC §12): restores a task's outputs and log from the local store or,
-/// failing that, from a shared server, and stores them after a success. It can only make a run
-/// faster: whatever does not check out (a missing or foreign entry, a blob whose SHA-256 is not its
-/// name, a server that fails) is a miss, and the task runs as usual.
+/// The output cache of a run (docs/manual/cache.md): restores a task's outputs and log from the
+/// local store or, failing that, from a shared server, and stores them after a success. It can only
+/// make a run faster: whatever does not check out (a missing or foreign entry, a blob whose SHA-256
+/// is not its name, a server that fails) is a miss, and an entry that would write anything but the
+/// task's outputs is refused; either way the task runs as usual.
 package final class OutputCache {
     package let local: LocalCacheStore
     /// The server's client, made when first needed: a run that restores and stores nothing
@@ -24,8 +25,14 @@ package final class OutputCache {
     private var prefetch: RemotePrefetch?
     /// Set after the first failure of the server: from then on it is not asked again this run.
     package private(set) var remoteProblem: String?
-    /// Called once with the server's first failure (the one warning of SPEC §12).
+    /// Called once with the server's first failure (the one warning of docs/manual/cache.md).
     package var onRemoteProblem: ((String) -> Void)?
+    /// Why the local cache's directory cannot be used (`is not a directory`), found when the cache
+    /// is first used: the cache is then off for the run.
+    private lazy var directoryProblem: String? = LocalCacheStore.problem(root: local.root)
+    private var reportedDirectory = false
+    /// Called once with `directoryProblem`.
+    package var onUnusableDirectory: ((String) -> Void)?
 
     /// Entries restored and stored, for `-v` and the tests.
     package private(set) var restoredCount = 0
@@ -48,10 +55,24 @@ package final class OutputCache {
         package var files: [String]
     }
 
-    /// Restores the outputs stored under `key` into `directory` and returns the log, or `nil` (and
-    /// nothing changed unless a file failed half way) when the cache cannot provide all of them.
-    /// `required`: the outputs written without wildcards, each of which the entry must hold.
-    package func restore(_ key: CacheKey, into directory: String, required: [String]) -> Restored? {
+    /// How a restore ended.
+    package enum Outcome: Sendable {
+        case restored(Restored)
+        /// Not in the cache, or not all of it could be had: the task runs.
+        case missed
+        /// The entry would write where it may not (why, as the warning goes on: "names 'x',
+        /// which is not one of its outputs"); nothing was written, and the task runs.
+        case refused(String)
+    }
+
+    /// Restores the outputs stored under `key` into `place` and returns the log. Nothing is written
+    /// (unless a file fails half way) when the cache cannot provide all of them, or when the entry
+    /// names a path `place` does not allow or one reached through a symbolic link.
+    package func restore(_ key: CacheKey, into place: OutputPlace) -> Outcome {
+        if let problem = directoryProblem {
+            reportDirectory(problem)
+            return .missed
+        }
         var bytes = local.entry(key)
         var fromServer = false
         // What a fetch ahead found of the blobs the entry names.
@@ -60,16 +81,34 @@ package final class OutputCache {
             bytes = found
             fromServer = true
         }
-        guard let bytes, var entry = CacheEntry(decoding: bytes) else { return nil }
-        let paths = Set(entry.files.map { $0.path })
-        guard required.allSatisfy(paths.contains), paths.count == entry.files.count else { return nil }
+        guard let bytes, var entry = CacheEntry(decoding: bytes) else { return .missed }
+        // Every path before anything is fetched or written: one the task may not write refuses
+        // the whole entry.
+        let paths = entry.files.map { $0.path }
+        for path in paths {
+            if let reason = place.refusal(of: path) { return .refused(reason) }
+        }
+        // An entry with no file at all (an empty answer reads as one) restores nothing of a task
+        // that declares outputs.
+        guard !paths.isEmpty, Set(paths).count == paths.count, place.isWhole(paths),
+            let directory = ConfinedDirectory(place.taskDirectory)
+        else { return .missed }
+        for path in paths {
+            if let link = directory.link(on: path) {
+                return .refused("would write '\(path)' through the symbolic link '\(link)'")
+            }
+        }
         // Every blob first, so that a miss changes no file.
         var fetched: [String: [UInt8]] = [:]
         for blob in entry.blobs where fetched[blob.hash] == nil && !local.hasBlob(blob) {
             // A blob fetched ahead is not asked for again, even if it was missing.
             let body: [UInt8]?
-            if let reply = prefetchedBlobs[blob.hash] { body = accept(reply) } else { body = fetch("cas/" + blob.hash) }
-            guard let body, CacheEntry.Blob(of: body) == blob else { return nil }
+            if let reply = prefetchedBlobs[blob.hash] {
+                body = accept(reply)
+            } else {
+                body = fetch("cas/" + blob.hash, limit: blob.size)
+            }
+            guard let body, CacheEntry.Blob(of: body) == blob else { return .missed }
             // Kept locally: small ones inside the entry (below), the rest as blobs.
             if body.count > CacheEntry.inlineLimit { local.storeBlob(body, hash: blob.hash) }
             fetched[blob.hash] = body
@@ -79,10 +118,14 @@ package final class OutputCache {
             return log.contents ?? fetched[log.blob.hash] ?? local.readBlob(log.blob)
         }
         guard let standardOutput = log(entry.standardOutput), let standardError = log(entry.standardError) else {
-            return nil
+            return .missed
+        }
+        // An output directory holds exactly the entry's files: what was in it goes first.
+        for output in place.directories(holding: paths) {
+            guard directory.empty(output) else { return .missed }
         }
         for file in entry.files {
-            guard write(file, into: directory, bytes: file.contents ?? fetched[file.blob.hash]) else { return nil }
+            guard write(file, into: directory, bytes: file.contents ?? fetched[file.blob.hash]) else { return .missed }
         }
         if fromServer {
             for index in entry.files.indices where entry.files[index].contents == nil {
@@ -98,32 +141,26 @@ package final class OutputCache {
             local.storeEntry(entry.encoded(inlining: true), for: key)
         }
         restoredCount += 1
-        return Restored(standardOutput: standardOutput, standardError: standardError, files: entry.files.map { $0.path })
+        return .restored(Restored(standardOutput: standardOutput, standardError: standardError, files: paths))
     }
 
-    /// Writes one output beside its place and renames it there, so a reader never sees a part.
-    private func write(_ file: CacheEntry.File, into directory: String, bytes: [UInt8]?) -> Bool {
-        let destination = directory.hasSuffix("/") ? directory + file.path : directory + "/" + file.path
-        let parent = Directories.parentPath(of: destination)
-        if !parent.isEmpty, Directories.make(parent) != nil { return false }
-        let temporary = destination + ".opsrun-\(getpid()).tmp"
-        if let bytes {
-            guard BlobFile.write(bytes, to: temporary, mode: file.mode) else { return false }
-        } else {
-            guard let copied = BlobFile.copy(from: local.blobPath(file.blob.hash), to: temporary, mode: file.mode),
-                copied == file.blob
-            else {
-                unlink(temporary)
+    /// Writes one output beside its place and renames it there, so a reader never sees a part;
+    /// through no symbolic link, with no permission bit beyond 0755.
+    private func write(_ file: CacheEntry.File, into directory: ConfinedDirectory, bytes: [UInt8]?) -> Bool {
+        let mode = file.mode & CacheEntry.modeMask
+        return directory.write(file.path) { parent, name in
+            if let bytes { return BlobFile.write(bytes, at: parent, to: name, mode: mode) }
+            guard let copied = BlobFile.copy(from: local.blobPath(file.blob.hash), at: parent, to: name, mode: mode) else {
+                return false
+            }
+            guard copied == file.blob else {
+                unlinkat(parent, name, 0)
                 // A damaged blob must not be found again.
                 unlink(local.blobPath(file.blob.hash))
                 return false
             }
+            return true
         }
-        guard rename(temporary, destination) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
     }
 
     /// Stores a task that succeeded: `files` are its outputs (relative to `directory`) with the
@@ -134,13 +171,17 @@ package final class OutputCache {
         _ key: CacheKey, directory: String, files: [(path: String, hash: String)],
         standardOutput: [UInt8], standardError: [UInt8]
     ) -> Bool {
+        if let problem = directoryProblem {
+            reportDirectory(problem)
+            return false
+        }
         var entry = CacheEntry(files: [])
         for (path, hash) in files {
             guard CacheEntry.isSafeRelativePath(path) else { return false }
             let source = directory.hasSuffix("/") ? directory + path : directory + "/" + path
             var info = stat()
             guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
-            let mode = UInt32(info.st_mode) & 0o7777
+            let mode = UInt32(info.st_mode) & CacheEntry.modeMask
             if info.st_size <= CacheEntry.inlineLimit {
                 // Read once: the bytes are what the record hashed, or nothing is stored.
                 guard let contents = BlobFile.readAll(source), Hex.sha256(contents) == hash else { return false }
@@ -219,20 +260,21 @@ package final class OutputCache {
     /// The server's entry for `key`, as fetched ahead or asked now; `blobs`: what the fetch ahead
     /// found of the blobs it names.
     private func remoteEntry(_ key: CacheKey, blobs: inout [String: RemoteReply]) -> [UInt8]? {
-        guard let fetched = prefetch?.take(key) else { return fetch("ac/" + key.hex) }
+        guard let fetched = prefetch?.take(key) else { return fetch("ac/" + key.hex, limit: CacheEntry.sizeLimit) }
         blobs = fetched.blobs
         return accept(fetched.entry)
     }
 
-    /// The server's body for `path`, or `nil` for a miss or a failure (reported once).
-    private func fetch(_ path: String) -> [UInt8]? {
+    /// The server's body for `path`, at most `limit` bytes, or `nil` for a miss or a failure
+    /// (reported once).
+    private func fetch(_ path: String, limit: Int64) -> [UInt8]? {
         guard hasRemote, remoteProblem == nil, let remote else { return nil }
         if let problem = prefetch?.problem {
             report(problem)
             return nil
         }
         remoteWasMade = true
-        return accept(remote.get(path))
+        return accept(remote.get(path, limit: limit))
     }
 
     /// A reply's body, or `nil` for a miss or a failure (reported once).
@@ -244,6 +286,12 @@ package final class OutputCache {
             report(problem)
             return nil
         }
+    }
+
+    private func reportDirectory(_ problem: String) {
+        guard !reportedDirectory else { return }
+        reportedDirectory = true
+        onUnusableDirectory?(problem)
     }
 
     private func report(_ problem: String) {

@@ -26,6 +26,7 @@ package final class RemotePrefetch: @unchecked Sendable {
 
     private struct Request {
         let path: String
+        let maxSize: Int64
         let completion: @Sendable (RemoteReply) -> Void
     }
 
@@ -66,7 +67,7 @@ package final class RemotePrefetch: @unchecked Sendable {
     package func start(_ key: CacheKey) {
         let hex = key.hex
         guard locked({ !stopped && started.insert(hex).inserted }) else { return }
-        send("ac/" + hex) { reply in self.entryCame(hex, reply) }
+        send("ac/" + hex, maxSize: CacheEntry.sizeLimit) { reply in self.entryCame(hex, reply) }
     }
 
     /// What the server answered for `key`, waiting for the fetch to end; `nil` when it was not started.
@@ -100,7 +101,7 @@ package final class RemotePrefetch: @unchecked Sendable {
         guard !needed.isEmpty else { return finish(hex, Fetched(entry: reply)) }
         locked { partial[hex] = (Fetched(entry: reply), needed.count) }
         for blob in needed {
-            send("cas/" + blob.hash) { reply in
+            send("cas/" + blob.hash, maxSize: blob.size) { reply in
                 let fetched = self.locked { () -> Fetched? in
                     guard var progress = self.partial[hex] else { return nil }
                     progress.fetched.blobs[blob.hash] = reply
@@ -122,7 +123,7 @@ package final class RemotePrefetch: @unchecked Sendable {
 
     /// Sends the `GET` now if fewer than `limit` are in flight, else when one ends; after a failure
     /// (or `stop`) answers at once that the server failed.
-    private func send(_ path: String, then completion: @escaping @Sendable (RemoteReply) -> Void) {
+    private func send(_ path: String, maxSize: Int64, then completion: @escaping @Sendable (RemoteReply) -> Void) {
         enum Outcome { case send, queued, refused }
         let outcome = locked { () -> Outcome in
             if stopped { return .refused }
@@ -130,18 +131,18 @@ package final class RemotePrefetch: @unchecked Sendable {
                 inFlight += 1
                 return .send
             }
-            waiting.append(Request(path: path, completion: completion))
+            waiting.append(Request(path: path, maxSize: maxSize, completion: completion))
             return .queued
         }
         switch outcome {
-        case .send: get(Request(path: path, completion: completion))
+        case .send: get(Request(path: path, maxSize: maxSize, completion: completion))
         case .queued: break
         case .refused: completion(.failed(firstProblemOrStopped))
         }
     }
 
     private func get(_ request: Request) {
-        client.get(request.path) { reply in
+        client.get(request.path, limit: request.maxSize) { reply in
             self.requestEnded(reply)
             request.completion(reply)
         }

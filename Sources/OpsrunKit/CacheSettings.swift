@@ -1,3 +1,4 @@
+import OpsrunCache
 import OpsrunCore
 import OpsrunManifest
 
@@ -41,6 +42,31 @@ struct CacheSettings {
         } else if let home = Self.nonEmpty(environment["HOME"]), home.hasPrefix("/") {
             directory = home + "/.cache/opsrun"
         }
+    }
+
+    /// Why these settings are a usage error (a server URL opsrun cannot use, a header that is not
+    /// one), in words that show neither the URL's password nor the header's value; `nil` when
+    /// they are not. Checked before anything runs.
+    static func usageError(_ invocation: Invocation, environment: [String: String]) -> String? {
+        guard !(invocation.noCache || isSet(environment["OPSRUN_NO_CACHE"])) else { return nil }
+        let fromOption = nonEmpty(invocation.remoteCache)
+        guard let url = fromOption ?? nonEmpty(environment["OPSRUN_REMOTE_CACHE"]) else { return nil }
+        if let problem = RemoteCacheURL.problem(url) {
+            let source = fromOption != nil ? "--remote-cache" : "OPSRUN_REMOTE_CACHE"
+            return "\(source): '\(HTTPRemoteCache.withoutCredentials(url))' \(problem)"
+        }
+        guard let header = nonEmpty(environment["OPSRUN_REMOTE_CACHE_HEADER"]) else { return nil }
+        let form = "OPSRUN_REMOTE_CACHE_HEADER takes 'Name: value' (e.g. 'Authorization: Bearer …')"
+        guard let colon = header.firstIndex(of: ":") else { return form + "; it has no ':'" }
+        let name = header[..<colon].trimmingSpaces
+        let value = header[header.index(after: colon)...]
+        // A token (RFC 9110) and a value without line breaks: anything else would be sent as
+        // another header, or refused by the client only when the first request is made.
+        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !name.isEmpty, name.allSatisfy(tokenCharacters.contains),
+            !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        else { return form + "; its name or value is not one HTTP allows" }
+        return nil
     }
 
     /// `OPSRUN_NO_CACHE=1` (anything but empty, `0` or `false`).

@@ -21,6 +21,11 @@ public enum Driver {
             return .usage
         }
         if invocation.action == .initialize { return StarterFile.write(invocation, in: start, status: status) }
+        // A server opsrun cannot use is said before anything runs (docs/manual/cache.md).
+        if invocation.action == .run, let problem = CacheSettings.usageError(invocation, environment: environment) {
+            status.error("error: " + problem)
+            return .usage
+        }
 
         // The manifest cache's writer: joined on every way out.
         let background = BackgroundWork()

@@ -24,8 +24,18 @@ final class RunCache: RunObserver {
     /// A log larger than this is not kept, and its task not stored.
     private static let logLimit = 64 << 20
 
-    init(cache: OutputCache, cacheable: @escaping () -> [Bool], restores: Bool, next: RunObserver) {
+    /// The root manifest's directory: no restore writes outside it.
+    private let projectRoot: String
+    /// Says a warning (an entry refused).
+    private let warn: (String) -> Void
+
+    init(
+        cache: OutputCache, projectRoot: String, cacheable: @escaping () -> [Bool], restores: Bool, next: RunObserver,
+        warn: @escaping (String) -> Void
+    ) {
         self.cache = cache
+        self.projectRoot = projectRoot
+        self.warn = warn
         makeCacheable = cacheable
         self.restores = restores
         self.next = next
@@ -70,12 +80,20 @@ final class RunCache: RunObserver {
         cache.prefetch(key)
     }
 
-    /// The task's outputs restored and its log, if the cache has them.
+    /// The task's outputs restored and its log, if the cache has them. An entry that would write
+    /// anything but the task's declared outputs is refused whole, with a warning.
     func restore(_ index: Int, _ check: TaskCheck) -> OutputCache.Restored? {
         guard restores, cacheable[index] else { return nil }
-        let outputs = check.task.outputs.filter { GlobPattern.literalPath(of: $0) != nil }
         let key = prefetchedKeys.removeValue(forKey: index) ?? key(check)
-        return cache.restore(key, into: check.task.absoluteDirectory, required: outputs)
+        let place = OutputPlace(
+            projectRoot: projectRoot, taskDirectory: check.task.absoluteDirectory, outputs: check.task.outputs)
+        switch cache.restore(key, into: place) {
+        case .restored(let restored): return restored
+        case .missed: return nil
+        case .refused(let reason):
+            warn("warning: cache entry for '\(check.task.name)' \(reason); not restored")
+            return nil
+        }
     }
 
     /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a file).

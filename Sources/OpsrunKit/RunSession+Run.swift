@@ -104,13 +104,18 @@ extension RunSession {
         }
         let cache = OutputCache(
             directory: directory, sizeLimit: settings.sizeLimit, remote: remote, remoteWrites: settings.remoteWrites)
+        cache.onUnusableDirectory = { problem in
+            status.warning("warning: cache directory \(directory) \(problem); caching is off for this run")
+        }
         if let url = settings.remoteURL {
             let shown = HTTPRemoteCache.withoutCredentials(url.hasSuffix("/") ? String(url.dropLast()) : url)
             cache.onRemoteProblem = { problem in
                 status.warning("warning: remote cache \(shown): \(problem); going on without it")
             }
         }
-        return RunCache(cache: cache, cacheable: cacheable, restores: !invocation.force, next: next)
+        return RunCache(
+            cache: cache, projectRoot: project.source.directory, cacheable: cacheable, restores: !invocation.force,
+            next: next, warn: { status.warning($0) })
     }
 
     /// The up-to-date bookkeeping adapted to the engine, when any selected task declares

@@ -150,9 +150,6 @@ struct OpsrunCommand: ParsableCommand {
         if let cacheSize, Invocation.cacheSize(cacheSize) == nil {
             throw ValidationError("--cache-size takes a size such as 5G, 500M or a number of bytes, not '\(cacheSize)'")
         }
-        if let remoteCache, !(remoteCache.hasPrefix("http://") || remoteCache.hasPrefix("https://")) {
-            throw ValidationError("--remote-cache takes an http:// or https:// URL, not '\(remoteCache)'")
-        }
         if GraceDuration.milliseconds(grace) == nil {
             throw ValidationError("--grace takes a duration such as 5s or 500ms, not '\(grace)'")
         }

@@ -36,14 +36,30 @@ import Testing
         #expect(CacheEntry(decoding: lying.encoded(inlining: true)) == nil)
     }
 
-    @Test func garbageAndPathsLeavingTheDirectoryAreNoEntry() {
+    @Test func garbageBadDigestsAndEmptyBlobsOfOtherBytesAreNoEntry() {
         #expect(CacheEntry(decoding: Array("<html>not found</html>".utf8)) == nil)
-        for path in ["/etc/passwd", "../x", "a/../../x", "a//b", "./a", ""] {
-            let entry = CacheEntry(files: [CacheEntry.File(path: path, blob: blob, mode: 0o644)])
-            #expect(CacheEntry(decoding: entry.encoded(inlining: false)) == nil, "\(path)")
-        }
         let badDigest = CacheEntry(files: [CacheEntry.File(path: "a", blob: .init(hash: "../../etc", size: 1), mode: 0o644)])
         #expect(CacheEntry(decoding: badDigest.encoded(inlining: false)) == nil)
+        let emptyButNot = CacheEntry(files: [CacheEntry.File(path: "a", blob: .init(hash: blob.hash, size: 0), mode: 0o644)])
+        #expect(CacheEntry(decoding: emptyButNot.encoded(inlining: false)) == nil)
+        let empty = CacheEntry(files: [CacheEntry.File(path: "a", blob: .init(of: []), mode: 0o644, contents: [])])
+        #expect(CacheEntry(decoding: empty.encoded(inlining: false)) == empty)
+    }
+
+    @Test func aPlaceAllowsOnlyTheDeclaredOutputsInsideTheProject() {
+        let place = OutputPlace(projectRoot: "/p", taskDirectory: "/p/web", outputs: ["dist", "out/*.o", "./bin/app"])
+        for path in ["dist/a.js", "dist/x/y.map", "out/a.o", "bin/app"] {
+            #expect(place.refusal(of: path) == nil, "\(path)")
+        }
+        #expect(place.refusal(of: "/etc/passwd") == "names '/etc/passwd', which is not a relative path")
+        #expect(place.refusal(of: "../../x") == "names '../../x', which is outside the project")
+        #expect(place.refusal(of: "../x") == "names '../x', which is not a plain relative path")
+        #expect(place.refusal(of: "dist/../Tasksfile.yaml") == "names 'dist/../Tasksfile.yaml', which is not a plain relative path")
+        #expect(place.refusal(of: "out/x/a.o") == "names 'out/x/a.o', which is not one of its outputs")
+        #expect(place.refusal(of: "distinct") == "names 'distinct', which is not one of its outputs")
+        #expect(place.refusal(of: "out/.hidden.o") == "names 'out/.hidden.o', which is not one of its outputs")
+        #expect(place.isWhole(["dist/a.js", "bin/app"]) && !place.isWhole(["bin/app"]))
+        #expect(place.directories(holding: ["dist/a.js", "bin/app"]) == ["dist"])
     }
 
     @Test func keysDependOnTheTaskDefinitionOutputsAndMachine() {
@@ -59,6 +75,11 @@ import Testing
 
     @Test func storeThenRestoreIntoAnotherDirectory() throws {
         let scratch = ScratchDirectory()
+        // A restore writes into the task's directory, which is there.
+        func place(_ directory: String, _ outputs: [String]) -> OutputPlace {
+            mkdir(scratch.absolute(directory), 0o755)
+            return OutputPlace(projectRoot: scratch.path, taskDirectory: scratch.absolute(directory), outputs: outputs)
+        }
         scratch.write("a/out/x.bin", "xyz")
         chmod(scratch.absolute("a/out/x.bin"), 0o700)
         let cache = OutputCache(directory: scratch.absolute("cache"), sizeLimit: 1 << 30)
@@ -66,14 +87,14 @@ import Testing
         let hash = Hex.sha256(Array("xyz".utf8))
         #expect(cache.store(key, directory: scratch.absolute("a"), files: [("out/x.bin", hash)],
             standardOutput: Array("hi\n".utf8), standardError: []))
-        let restored = try #require(cache.restore(key, into: scratch.absolute("b"), required: ["out/x.bin"]))
+        let restored = try #require(cache.restore(key, into: place("b", ["out/x.bin"])).restored)
         #expect(restored.standardOutput == Array("hi\n".utf8) && restored.standardError.isEmpty)
         #expect(scratch.bytes("b/out/x.bin") == Array("xyz".utf8))
         var info = stat()
         stat(scratch.absolute("b/out/x.bin"), &info)
         #expect(info.st_mode & 0o7777 == 0o700)
         // An output the entry lacks is a miss; so is a file changed since it was hashed.
-        #expect(cache.restore(key, into: scratch.absolute("c"), required: ["out/x.bin", "out/y"]) == nil)
+        #expect(cache.restore(key, into: place("c", ["out/x.bin", "out/y"])).restored == nil)
         scratch.write("a/out/z", "changed")
         #expect(!cache.store(CacheKey(task: "t", definition: .of("z"), outputs: ["out/z"]), directory: scratch.absolute("a"),
             files: [("out/z", Hex.sha256(Array("before".utf8)))], standardOutput: [], standardError: []))
@@ -107,5 +128,13 @@ import Testing
         #expect(CacheSettings.parseSize("1024") == 1024 && CacheSettings.parseSize("2KB") == 2048)
         #expect(CacheSettings.parseSize("lots") == nil && CacheSettings.parseSize("0") == nil)
         #expect(CacheSettings(Invocation(), environment: [:], workingDirectory: "/w").sizeLimit == 5 << 30)
+    }
+}
+
+extension OutputCache.Outcome {
+    /// What was restored, if it was.
+    var restored: OutputCache.Restored? {
+        if case .restored(let restored) = self { return restored }
+        return nil
     }
 }
