@@ -12,14 +12,14 @@ import Testing
 /// by piece: the seal of a local entry, reusing a blob, writing through no link, the URL and header
 /// a run may use.
 @Suite struct CacheTrustTests {
-    let key = CacheKey(definition: .of("task"), outputs: ["out/*.txt"])
+    let key = CacheKey(task: "t", definition: .of("task"), outputs: ["out/*.txt"])
 
     @Test func aLocalEntryIsSealedWithItsKeyAndItsBytes() {
         let entry = CacheEntry(files: [CacheEntry.File(path: "out/a.txt", blob: .init(of: [1]), mode: 0o644, contents: [1])])
             .encoded(inlining: true)
         let sealed = LocalCacheStore.sealed(entry, key: key)
         #expect(LocalCacheStore.unsealed(sealed, key: key) == entry)
-        #expect(LocalCacheStore.unsealed(sealed, key: CacheKey(definition: .of("other"), outputs: ["out/*.txt"])) == nil)
+        #expect(LocalCacheStore.unsealed(sealed, key: CacheKey(task: "t", definition: .of("other"), outputs: ["out/*.txt"])) == nil)
         #expect(LocalCacheStore.unsealed(Array(sealed.dropLast()), key: key) == nil)
         #expect(LocalCacheStore.unsealed(entry, key: key) == nil)
         var flipped = sealed
