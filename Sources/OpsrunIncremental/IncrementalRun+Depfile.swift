@@ -21,8 +21,11 @@ import OpsrunCore
 extension IncrementalRun {
     /// `sources` (sorted) with the files the depfile listed last time (`inputs`, sorted) added,
     /// hashed now; one that is not there now is left out (the record has it: "source removed").
-    /// Both lists are sorted, so they are merged rather than sorted again.
-    func adding(_ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec) -> [FileDigest] {
+    /// Both lists are sorted, so they are merged rather than sorted again. A file that is neither
+    /// a file nor a directory (nothing is read from it) is added to `special`.
+    func adding(
+        _ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec, special: inout [SpecialSource]
+    ) -> [FileDigest] {
         if inputs.isEmpty { return sources }
         var files: [FileDigest] = []
         files.reserveCapacity(sources.count + inputs.count)
@@ -35,6 +38,9 @@ extension IncrementalRun {
             // A declared source: hashed already.
             if next < sources.endIndex, sources[next].path == path { continue }
             guard let digest = sharedDigest(of: path, in: task) else { continue }
+            if digest == .notAFile {
+                special.append(SpecialSource(path: path, kind: specialKind(of: path, in: task), pattern: nil))
+            }
             files.append(FileDigest(path: path, digest: digest))
         }
         files += sources[next...]
@@ -102,6 +108,14 @@ extension IncrementalRun {
                 files.append(FileDigest(path: path, digest: hasher.unmatchableDigest(place.absolute)))
                 continue
             }
+            // Not read (a pipe would block, a device never end): what the command read from it is
+            // unknown, so the task runs again next time, as after a depfile that cannot be read.
+            if read.digest == .notAFile {
+                return (input, DepfileRecord(inputs: [], problem: .malformed), Diagnostic(
+                    .warning, at: nil,
+                    "task '\(task.name)': its depfile '\(shown)' lists '\(path)', which is \(specialKind(of: path, in: task)), "
+                        + "not a file; nothing is read from it, and the task runs again next time"))
+            }
             // Changed after the command started, or in the clock tick before (file times are
             // coarse): unless a prerequisite left these very bytes (a generated header, written
             // just before), what the command read is unknown. A directory counts by existence.
@@ -137,6 +151,8 @@ extension IncrementalRun {
 
     /// The files the depfile at `path` lists, each once, `./` prefixes dropped.
     static func depfileInputs(at path: String) -> Result<[String], DepfileProblem> {
+        // Read only a file: a named pipe would block the run.
+        if let kind = FileSystem.specialKind(of: path) { return .failure(.unreadable("is \(kind), not a file")) }
         guard let bytes = FileText.readBytes(path) else {
             if errno == ENOENT { return .failure(.missing) }
             return .failure(.unreadable("cannot be read (\(FileSystem.lastErrorText()))"))

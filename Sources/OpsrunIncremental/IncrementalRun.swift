@@ -142,10 +142,11 @@ public final class IncrementalRun {
         var input = TaskDefinitionInput(
             commands: task.commands, arguments: task.arguments, environment: task.environment, directory: task.directory)
         var missing: [String] = []
+        var special: [SpecialSource] = []
         var prerequisites: [String] = []
         var effectiveIndices: [Int]?
         if !task.sources.isEmpty {
-            (input.sources, missing) = sources(of: task)
+            (input.sources, missing, special) = sources(of: task)
         }
         let declaredSources = input.sources
         let entry = store.entry(for: recordNames.key(of: task.name))
@@ -153,7 +154,7 @@ public final class IncrementalRun {
         // The depfile's files as the record lists them: the depfile itself is not read again.
         if task.depfile != nil, case .succeeded(let record)? = entry, let depfile = record.depfile {
             if depfile.problem == nil { depfileInputs = depfile.inputs }
-            input.sources = adding(depfile.inputs, to: input.sources, of: task)
+            input.sources = adding(depfile.inputs, to: input.sources, of: task, special: &special)
         }
         if isRecorded(task) {
             effectiveIndices = index.flatMap { effectivePrerequisites(ofIndex: $0) }
@@ -177,7 +178,8 @@ public final class IncrementalRun {
             pending.insert(task.name)
         }
         return TaskCheck(
-            task: task, verdict: verdict, missingSources: missing, input: input, depfileInputs: depfileInputs,
+            task: task, verdict: verdict, missingSources: missing, specialSources: special, input: input,
+            depfileInputs: depfileInputs,
             declaredSources: declaredSources)
     }
 
