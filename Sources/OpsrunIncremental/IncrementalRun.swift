@@ -258,6 +258,10 @@ public final class IncrementalRun {
         set { hasher.shouldStop = newValue }
     }
 
+    /// Hashing gave way to a signal (`shouldStop`), or the run was interrupted (`stopReading`):
+    /// nothing was recorded since. Asked after a success, it means the run must end interrupted.
+    public var gaveWayToSignal: Bool { hasher.wasStopped }
+
     /// The run was interrupted: no file is read from now on, no success is recorded, and checks
     /// say `.interrupted`.
     public func stopReading() { hasher.stop() }

@@ -123,6 +123,8 @@ final class UpToDateGate: UpToDateChecking {
 
     func runInterrupted() { run.stopReading() }
 
+    var gaveWayToSignal: Bool { run.gaveWayToSignal }
+
     func willRun(_ index: Int) {
         guard recording, let check = checks[index] else { return }
         if let problem = run.willRun(check) { status.warning(problem.description) }
