@@ -4,9 +4,11 @@
 // hashed keeps that digest. One it did not (a header included for the first time) is hashed now,
 // after the command: if it changed since the command started (or in the clock tick before: file
 // times are coarse), what the command read is unknown, so unless a prerequisite of this run left
-// exactly those bytes it is recorded with a digest nothing matches, and the next run runs the task
-// again rather than believe a digest of bytes the command may never have seen. A listed file that
-// is not there is recorded the same way. A depfile not written (missing, or older than the
+// exactly those bytes it is recorded as untrusted (`ContentDigest.untrusted`, which no content
+// matches), and the next run runs the task again, saying why, rather than believe a digest of bytes
+// the command may never have seen. A listed file that is not there is recorded with a digest nothing
+// matches. A listed file that is neither a file nor a directory is not read (a named pipe would
+// block, /dev/zero never end): the depfile counts as unreadable. A depfile not written (missing, or older than the
 // command's start), unreadable or malformed is a warning, and the record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
@@ -125,7 +127,7 @@ extension IncrementalRun {
                 if written == nil { written = prerequisiteOutputs(of: check) }
                 trusted = written?[place.absolute] == read.digest
             }
-            files.append(FileDigest(path: path, digest: trusted ? read.digest : hasher.unmatchableDigest(place.absolute)))
+            files.append(FileDigest(path: path, digest: trusted ? read.digest : .untrusted))
         }
         input.sources = TaskDefinitionInput.sortedFiles(files)
         return (input, DepfileRecord(inputs: inputs.sorted(by: TaskDefinitionInput.bytewise)), nil)
