@@ -159,7 +159,9 @@ public final class IncrementalRun {
         if isRecorded(task) {
             effectiveIndices = index.flatMap { effectivePrerequisites(ofIndex: $0) }
             prerequisites = effectiveIndices.map { $0.map { tasks[$0].name } } ?? effectivePrerequisites(of: task)
-            input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
+            input.prerequisiteOutputs = prerequisites.map { name in
+                PrerequisiteOutputs(task: name, outputs: withoutOwnOutputs(of: task, in: outputsLeft(by: name), of: name))
+            }
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: task.declaresInputs, outputs: outputs,
@@ -383,6 +385,23 @@ public final class IncrementalRun {
             result.append(next)
         }
         return result
+    }
+
+    /// `outputs` the prerequisite named left, less the files `task` itself declares as outputs.
+    /// A task may write into its prerequisite's output directory (`mkdir: { outputs: [build] }`,
+    /// `compile: { outputs: [build/a.o] }`): its own output found there is no change of that
+    /// prerequisite, or it would run again every time. Only an output directory holds other
+    /// tasks' files, so a prerequisite without one costs a scan of its few outputs.
+    private func withoutOwnOutputs(
+        of task: IncrementalTaskSpec, in outputs: [FileDigest], of prerequisite: String
+    ) -> [FileDigest] {
+        guard !task.outputs.isEmpty, outputs.contains(where: { $0.digest == .directory }),
+            let directory = checkedDirectory(of: prerequisite)
+        else { return outputs }
+        let own = DeclaredOutputs(of: [task])
+        return outputs.filter { file in
+            file.digest == .directory || !own.contains(source: FileSystem.join(directory, file.path), of: task)
+        }
     }
 
     /// The prerequisite's outputs as it left them in this run, or as they are on disk now.

@@ -89,4 +89,17 @@ import Testing
         #expect(result.stdout.hasPrefix("build runs: source src/.config changed\n▶ build\n"), "\(result.stdout)")
         #expect(try read(project, "out.txt") == "main\ndebug=1\n")
     }
+
+    /// A task that writes into its prerequisite's output directory does not find its own output
+    /// there as a change of that prerequisite: else it would run again every time.
+    @Test func aTasksOwnOutputInsideItsPrerequisitesOutputDirectoryIsNotAChangeOfThatPrerequisite() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              mkdir: { outputs: [build], run: mkdir -p build }
+              compile: { deps: [mkdir], sources: [a.c], outputs: [build/a.o], run: date +%s%N > build/a.o }
+            """, files: ["a.c": "int a;\n"])
+        #expect(try project.run("compile").status == 0)
+        let second = try project.run("compile", "--explain")
+        #expect(second.stdout == "0 succeeded, 2 up to date\n", "\(second.stdout)")
+    }
 }
