@@ -6,10 +6,11 @@
 // times are coarse), what the command read is unknown, so unless a prerequisite of this run left
 // exactly those bytes it is recorded as untrusted (`ContentDigest.untrusted`, which no content
 // matches), and the next run runs the task again, saying why, rather than believe a digest of bytes
-// the command may never have seen. A listed file that is not there is recorded with a digest nothing
-// matches. A listed file that is neither a file nor a directory is not read (a named pipe would
-// block, /dev/zero never end): the depfile counts as unreadable. A depfile not written (missing, or older than the
-// command's start), unreadable or malformed is a warning, and the record says so: the task runs again next time (never a false "up to date").
+// the command may never have seen. A listed file that is not there is recorded with a digest
+// nothing matches. A listed file that is neither a file nor a directory is not read (a named pipe
+// would block, /dev/zero never end): the depfile counts as unreadable. A depfile not written
+// (missing, or older than the command's start), unreadable or malformed is a warning, and the
+// record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
 import Glibc
@@ -115,8 +116,9 @@ extension IncrementalRun {
             if read.digest == .notAFile {
                 return (input, DepfileRecord(inputs: [], problem: .malformed), Diagnostic(
                     .warning, at: nil,
-                    "task '\(task.name)': its depfile '\(shown)' lists '\(path)', which is \(specialKind(of: path, in: task)), "
-                        + "not a file; nothing is read from it, and the task runs again next time"))
+                    "task '\(task.name)': its depfile '\(shown)' lists '\(TerminalText.escapingControlCharacters(path))', "
+                        + "which is \(specialKind(of: path, in: task)), not a file; nothing is read from it, "
+                        + "and the task runs again next time"))
             }
             // Changed after the command started, or in the clock tick before (file times are
             // coarse): unless a prerequisite left these very bytes (a generated header, written
