@@ -335,7 +335,10 @@ public final class OperationEngine {
 
     func end(_ index: Int, _ state: OperationState) {
         states[index] = state
-        if checkedToRun[index] { upToDate?.didEnd(index, succeeded: state == .finished(.succeeded)) }
+        if checkedToRun[index], let upToDate {
+            upToDate.didEnd(index, succeeded: state == .finished(.succeeded))
+            if signal == nil, upToDate.gaveWayToSignal { awaitingSignal = true }
+        }
         switch state {
         case .finished(let outcome):
             observer.handle(.finished(index: index, outcome, result: lastResults[index]))

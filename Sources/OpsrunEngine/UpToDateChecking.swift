@@ -19,11 +19,17 @@ public protocol UpToDateChecking: AnyObject {
     func didEnd(_ index: Int, succeeded: Bool)
     /// A signal interrupted the run: nothing more starts, so long work (hashing) may stop short.
     func runInterrupted()
+    /// Asked after `didEnd`: recording the operation (hashing its outputs, the files its depfile
+    /// lists) gave way to a termination signal the runner has not handed over yet. The engine
+    /// then waits for that signal before it starts anything or ends the run: an interrupted run
+    /// never ends as a success.
+    var gaveWayToSignal: Bool { get }
 }
 
 extension UpToDateChecking {
     public func willDecide(_ indices: ArraySlice<Int>) {}
     public var looksAhead: Bool { false }
+    public var gaveWayToSignal: Bool { false }
 }
 
 /// What `UpToDateChecking.decide` found.

@@ -13,15 +13,30 @@ extension TaskCheck {
 
 extension IncrementalRun {
     /// Records a success of the task and returns its outputs (relative to its directory) with
-    /// their SHA-256, or `nil` when one is missing or a directory: only files can be cached.
+    /// their SHA-256: a directory's are the files beneath it. `nil` when one is missing, is
+    /// neither a file nor a directory, or is a directory with no file beneath it: only files can
+    /// be cached, and a restore must leave every declared output there.
     package func succeededForCache(_ check: TaskCheck) -> (warnings: [Diagnostic], outputs: [FileDigest]?) {
         let (warnings, states) = recordSuccess(check)
         var files: [FileDigest] = []
+        // The directory whose files come next (`outputStates`), until one of them does.
+        var emptyDirectory: String?
+        var seen: Set<String> = []
         for state in states {
-            guard let digest = state.digest, digest != .directory else { return (warnings, nil) }
-            files.append(FileDigest(path: state.path, digest: digest))
+            guard let digest = state.digest, digest != .notAFile else { return (warnings, nil) }
+            if let directory = emptyDirectory {
+                guard state.path.utf8.starts(with: (directory + "/").utf8) else { return (warnings, nil) }
+                emptyDirectory = nil
+            }
+            if digest == .directory {
+                emptyDirectory = GlobPattern.literalPath(of: state.path) ?? state.path
+                continue
+            }
+            // `outputs: [dist, dist/a.txt]` names one file twice.
+            if seen.insert(state.path).inserted { files.append(FileDigest(path: state.path, digest: digest)) }
         }
-        return (warnings, states.isEmpty ? nil : files)
+        if emptyDirectory != nil || files.isEmpty { return (warnings, nil) }
+        return (warnings, files)
     }
 
     /// The task's outputs were restored from the cache instead of running it: record it as a

@@ -4,10 +4,13 @@
 // hashed keeps that digest. One it did not (a header included for the first time) is hashed now,
 // after the command: if it changed since the command started (or in the clock tick before: file
 // times are coarse), what the command read is unknown, so unless a prerequisite of this run left
-// exactly those bytes it is recorded with a digest nothing matches, and the next run runs the task
-// again rather than believe a digest of bytes the command may never have seen. A listed file that
-// is not there is recorded the same way. A depfile not written (missing, or older than the
-// command's start), unreadable or malformed is a warning, and the record says so: the task runs again next time (never a false "up to date").
+// exactly those bytes it is recorded as untrusted (`ContentDigest.untrusted`, which no content
+// matches), and the next run runs the task again, saying why, rather than believe a digest of bytes
+// the command may never have seen. A listed file that is not there is recorded with a digest
+// nothing matches. A listed file that is neither a file nor a directory is not read (a named pipe
+// would block, /dev/zero never end): the depfile counts as unreadable. A depfile not written
+// (missing, or older than the command's start), unreadable or malformed is a warning, and the
+// record says so: the task runs again next time (never a false "up to date").
 
 #if canImport(Glibc)
 import Glibc
@@ -21,8 +24,11 @@ import OpsrunCore
 extension IncrementalRun {
     /// `sources` (sorted) with the files the depfile listed last time (`inputs`, sorted) added,
     /// hashed now; one that is not there now is left out (the record has it: "source removed").
-    /// Both lists are sorted, so they are merged rather than sorted again.
-    func adding(_ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec) -> [FileDigest] {
+    /// Both lists are sorted, so they are merged rather than sorted again. A file that is neither
+    /// a file nor a directory (nothing is read from it) is added to `special`.
+    func adding(
+        _ inputs: [String], to sources: [FileDigest], of task: IncrementalTaskSpec, special: inout [SpecialSource]
+    ) -> [FileDigest] {
         if inputs.isEmpty { return sources }
         var files: [FileDigest] = []
         files.reserveCapacity(sources.count + inputs.count)
@@ -35,6 +41,9 @@ extension IncrementalRun {
             // A declared source: hashed already.
             if next < sources.endIndex, sources[next].path == path { continue }
             guard let digest = sharedDigest(of: path, in: task) else { continue }
+            if digest == .notAFile {
+                special.append(SpecialSource(path: path, kind: specialKind(of: path, in: task), pattern: nil))
+            }
             files.append(FileDigest(path: path, digest: digest))
         }
         files += sources[next...]
@@ -102,6 +111,15 @@ extension IncrementalRun {
                 files.append(FileDigest(path: path, digest: hasher.unmatchableDigest(place.absolute)))
                 continue
             }
+            // Not read (a pipe would block, a device never end): what the command read from it is
+            // unknown, so the task runs again next time, as after a depfile that cannot be read.
+            if read.digest == .notAFile {
+                return (input, DepfileRecord(inputs: [], problem: .malformed), Diagnostic(
+                    .warning, at: nil,
+                    "task '\(task.name)': its depfile '\(shown)' lists '\(TerminalText.escapingControlCharacters(path))', "
+                        + "which is \(specialKind(of: path, in: task)), not a file; nothing is read from it, "
+                        + "and the task runs again next time"))
+            }
             // Changed after the command started, or in the clock tick before (file times are
             // coarse): unless a prerequisite left these very bytes (a generated header, written
             // just before), what the command read is unknown. A directory counts by existence.
@@ -111,7 +129,7 @@ extension IncrementalRun {
                 if written == nil { written = prerequisiteOutputs(of: check) }
                 trusted = written?[place.absolute] == read.digest
             }
-            files.append(FileDigest(path: path, digest: trusted ? read.digest : hasher.unmatchableDigest(place.absolute)))
+            files.append(FileDigest(path: path, digest: trusted ? read.digest : .untrusted))
         }
         input.sources = TaskDefinitionInput.sortedFiles(files)
         return (input, DepfileRecord(inputs: inputs.sorted(by: TaskDefinitionInput.bytewise)), nil)
@@ -137,6 +155,8 @@ extension IncrementalRun {
 
     /// The files the depfile at `path` lists, each once, `./` prefixes dropped.
     static func depfileInputs(at path: String) -> Result<[String], DepfileProblem> {
+        // Read only a file: a named pipe would block the run.
+        if let kind = FileSystem.specialKind(of: path) { return .failure(.unreadable("is \(kind), not a file")) }
         guard let bytes = FileText.readBytes(path) else {
             if errno == ENOENT { return .failure(.missing) }
             return .failure(.unreadable("cannot be read (\(FileSystem.lastErrorText()))"))

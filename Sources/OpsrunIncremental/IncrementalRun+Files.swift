@@ -46,12 +46,20 @@ extension IncrementalRun {
         return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
     }
 
+    /// Each declared output as it is now; a directory (named without wildcards) is followed by
+    /// every file beneath it, dot-files included: it stands for them (docs/manual/up-to-date.md).
     func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
         var states: [OutputState] = []
         states.reserveCapacity(task.outputs.count)
         for text in task.outputs {
             if let path = GlobPattern.literalPath(of: text) {
-                states.append(OutputState(path: text, digest: digest(of: path, in: task)))
+                let digest = digest(of: path, in: task)
+                states.append(OutputState(path: text, digest: digest))
+                if digest == .directory {
+                    for file in GlobPattern.everyFile(beneath: path).expand(in: task.absoluteDirectory).paths {
+                        states.append(OutputState(path: file, digest: self.digest(of: file, in: task)))
+                    }
+                }
                 continue
             }
             let pattern = GlobPattern(text)
@@ -62,35 +70,49 @@ extension IncrementalRun {
         return states
     }
 
-    /// The sources' files with their digests, and the patterns without wildcards that name nothing.
-    func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String]) {
+    /// The sources' files with their digests, the patterns without wildcards that name nothing,
+    /// and the sources that are neither files nor directories (nothing was read from them).
+    func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String], [SpecialSource]) {
         var files: [FileDigest] = []
         var missing: [String] = []
-        var directories: [String] = []
+        var special: [SpecialSource] = []
+        var directories: [(pattern: String, path: String)] = []
+        func add(_ path: String, _ digest: ContentDigest, pattern: String) {
+            if digest == .notAFile {
+                special.append(SpecialSource(path: path, kind: specialKind(of: path, in: task), pattern: pattern))
+            }
+            files.append(FileDigest(path: path, digest: digest))
+        }
         for text in task.sources {
             // A path without wildcards is one stat (and no read while the stat cache holds), not a
             // pattern to expand: the common case, and the whole of a no-op run's work per source.
             if let path = GlobPattern.literalPath(of: text) {
                 switch digest(of: path, in: task) {
                 case nil: missing.append(text)
-                case .directory?: directories.append(path)
-                case let digest?: files.append(FileDigest(path: path, digest: digest))
+                case .directory?: directories.append((text, path))
+                case let digest?: add(path, digest, pattern: text)
                 }
                 continue
             }
             for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
                 // Gone since it was listed: as if it had not been there.
                 guard let digest = digest(of: path, in: task), digest != .directory else { continue }
-                files.append(FileDigest(path: path, digest: digest))
+                add(path, digest, pattern: text)
             }
         }
-        // A literal naming a directory stands for the files beneath it.
+        // A literal naming a directory stands for every file beneath it, dot-files included.
         for directory in directories {
-            for path in GlobPattern(directory + "/**").expand(in: task.absoluteDirectory).paths {
+            for path in GlobPattern.everyFile(beneath: directory.path).expand(in: task.absoluteDirectory).paths {
                 guard let digest = digest(of: path, in: task), digest != .directory else { continue }
-                files.append(FileDigest(path: path, digest: digest))
+                add(path, digest, pattern: directory.pattern)
             }
         }
-        return (TaskDefinitionInput.sortedFiles(files), missing)
+        return (TaskDefinitionInput.sortedFiles(files), missing, special)
+    }
+
+    /// What the file at `path` is, in words ("a named pipe"), for an error about it.
+    func specialKind(of path: String, in task: IncrementalTaskSpec) -> String {
+        let place = location(of: path, in: task)
+        return FileSystem.specialKind(of: place.opening, in: place.directory) ?? "not a regular file"
     }
 }

@@ -143,10 +143,11 @@ public final class IncrementalRun {
             commands: task.definingCommands, arguments: task.arguments, environment: task.environment,
             directory: task.directory)
         var missing: [String] = []
+        var special: [SpecialSource] = []
         var prerequisites: [String] = []
         var effectiveIndices: [Int]?
         if !task.sources.isEmpty {
-            (input.sources, missing) = sources(of: task)
+            (input.sources, missing, special) = sources(of: task)
         }
         let declaredSources = input.sources
         let entry = store.entry(for: recordNames.key(of: task.name))
@@ -154,12 +155,14 @@ public final class IncrementalRun {
         // The depfile's files as the record lists them: the depfile itself is not read again.
         if task.depfile != nil, case .succeeded(let record)? = entry, let depfile = record.depfile {
             if depfile.problem == nil { depfileInputs = depfile.inputs }
-            input.sources = adding(depfile.inputs, to: input.sources, of: task)
+            input.sources = adding(depfile.inputs, to: input.sources, of: task, special: &special)
         }
         if isRecorded(task) {
             effectiveIndices = index.flatMap { effectivePrerequisites(ofIndex: $0) }
             prerequisites = effectiveIndices.map { $0.map { tasks[$0].name } } ?? effectivePrerequisites(of: task)
-            input.prerequisiteOutputs = prerequisites.map { PrerequisiteOutputs(task: $0, outputs: outputsLeft(by: $0)) }
+            input.prerequisiteOutputs = prerequisites.map { name in
+                PrerequisiteOutputs(task: name, outputs: withoutOwnOutputs(of: task, in: outputsLeft(by: name), of: name))
+            }
         }
         var verdict = UpToDateCheck.verdict(
             for: input, declaresSources: task.declaresInputs, outputs: outputs,
@@ -178,7 +181,8 @@ public final class IncrementalRun {
             pending.insert(task.name)
         }
         return TaskCheck(
-            task: task, verdict: verdict, missingSources: missing, input: input, depfileInputs: depfileInputs,
+            task: task, verdict: verdict, missingSources: missing, specialSources: special, input: input,
+            depfileInputs: depfileInputs,
             declaredSources: declaredSources)
     }
 
@@ -256,6 +260,10 @@ public final class IncrementalRun {
         get { hasher.shouldStop }
         set { hasher.shouldStop = newValue }
     }
+
+    /// Hashing gave way to a signal (`shouldStop`), or the run was interrupted (`stopReading`):
+    /// nothing was recorded since. Asked after a success, it means the run must end interrupted.
+    public var gaveWayToSignal: Bool { hasher.wasStopped }
 
     /// The run was interrupted: no file is read from now on, no success is recorded, and checks
     /// say `.interrupted`.
@@ -378,6 +386,23 @@ public final class IncrementalRun {
             result.append(next)
         }
         return result
+    }
+
+    /// `outputs` the prerequisite named left, less the files `task` itself declares as outputs.
+    /// A task may write into its prerequisite's output directory (`mkdir: { outputs: [build] }`,
+    /// `compile: { outputs: [build/a.o] }`): its own output found there is no change of that
+    /// prerequisite, or it would run again every time. Only an output directory holds other
+    /// tasks' files, so a prerequisite without one costs a scan of its few outputs.
+    private func withoutOwnOutputs(
+        of task: IncrementalTaskSpec, in outputs: [FileDigest], of prerequisite: String
+    ) -> [FileDigest] {
+        guard !task.outputs.isEmpty, outputs.contains(where: { $0.digest == .directory }),
+            let directory = checkedDirectory(of: prerequisite)
+        else { return outputs }
+        let own = DeclaredOutputs(of: [task])
+        return outputs.filter { file in
+            file.digest == .directory || !own.contains(source: FileSystem.join(directory, file.path), of: task)
+        }
     }
 
     /// The prerequisite's outputs as it left them in this run, or as they are on disk now.

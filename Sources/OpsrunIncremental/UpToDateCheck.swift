@@ -9,6 +9,8 @@
 //   count by existence, as make's file targets do, so a fetched file replaced by hand stays).
 // The first reason found is the one `--explain` prints, so the most telling comes first.
 
+import OpsrunCore
+
 /// Why a task runs, in the words `--explain` prints.
 public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case forced
@@ -28,6 +30,9 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     case variableAdded(String)
     case directoryChanged
     case sourceChanged(String)
+    /// A file its depfile listed changed while its last run ran (or in the clock tick it started
+    /// in): what the command read is unknown, so its content could not be recorded.
+    case sourceNotTrusted(String)
     case sourceAdded(String)
     case sourceRemoved(String)
     case prerequisiteWroteDifferentOutputs(String)
@@ -50,29 +55,33 @@ public enum RunReason: Hashable, Sendable, CustomStringConvertible {
     /// A termination signal arrived while its files were read: nothing is known, nothing starts.
     case interrupted
 
+    /// Paths are shown with their control characters escaped: a file name may hold anything.
     public var description: String {
-        switch self {
+        func shown(_ path: String) -> String { TerminalText.escapingControlCharacters(path) }
+        return switch self {
         case .forced: "forced (-B)"
         case .hasNoSources: "it has no sources"
         case .noRecord: "no record of a previous run"
         case .lastRunDidNotSucceed: "its last run did not succeed"
-        case .outputMissing(let path): "output \(path) missing"
-        case .outputChanged(let path): "output \(path) changed since its last run"
+        case .outputMissing(let path): "output \(shown(path)) missing"
+        case .outputChanged(let path): "output \(shown(path)) changed since its last run"
         case .commandChanged: "command changed"
         case .argumentsAdded: "arguments after -- given"
         case .commandOrArgumentsChanged: "command or arguments after -- changed"
         case .environmentChanged: "environment changed"
         case .variableAdded(let name): "variable \(name) added to its environment"
         case .directoryChanged: "directory changed"
-        case .sourceChanged(let path): "source \(path) changed"
-        case .sourceAdded(let path): "source \(path) added"
-        case .sourceRemoved(let path): "source \(path) removed"
+        case .sourceChanged(let path): "source \(shown(path)) changed"
+        case .sourceNotTrusted(let path):
+            "source \(shown(path)) was written while its last run ran, so its content cannot be trusted"
+        case .sourceAdded(let path): "source \(shown(path)) added"
+        case .sourceRemoved(let path): "source \(shown(path)) removed"
         case .prerequisiteWroteDifferentOutputs(let task): "prerequisite \(task) wrote different outputs"
         case .prerequisiteAdded(let task): "prerequisite \(task) added"
         case .prerequisiteRemoved(let task): "prerequisite \(task) removed"
-        case .depfileNotRead(let path): "its depfile \(path) was never read"
-        case .depfileNotWritten(let path): "its last run did not write its depfile \(path)"
-        case .depfileMalformed(let path): "its depfile \(path) could not be read after its last run"
+        case .depfileNotRead(let path): "its depfile \(shown(path)) was never read"
+        case .depfileNotWritten(let path): "its last run did not write its depfile \(shown(path))"
+        case .depfileMalformed(let path): "its depfile \(shown(path)) could not be read after its last run"
         case .prerequisiteRunsFirst(let task): "prerequisite \(task) runs first"
         case .prerequisiteRanWithoutOutputs(let task): "prerequisite \(task) ran and declares no outputs"
         case .prerequisiteRan(let task): "prerequisite \(task) ran"
@@ -221,7 +230,9 @@ public enum UpToDateCheck {
             if old == recorded.endIndex || recorded[old].path != current[new].path {
                 return .sourceAdded(current[new].path)
             }
-            if recorded[old].digest != current[new].digest { return .sourceChanged(current[new].path) }
+            if recorded[old].digest != current[new].digest {
+                return recorded[old].digest == .untrusted ? .sourceNotTrusted(current[new].path) : .sourceChanged(current[new].path)
+            }
             old += 1
             new += 1
         }

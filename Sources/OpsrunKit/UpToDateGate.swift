@@ -26,6 +26,7 @@ final class UpToDateGate: UpToDateChecking {
     /// For each checked task with a depfile, the files it listed last time (`nil`: none recorded).
     private(set) var depfileInputs: [Int: [String]?] = [:]
     private let locateDepfile: (_ task: Int) -> SourceLocation?
+    private let locateSource: (_ task: Int, _ source: Int) -> SourceLocation?
     /// The output cache, in a run that uses it (SPEC §12).
     var cache: RunCache?
     /// Checks made by `willDecide`, ahead of `decide`, which takes them (with a remote cache only).
@@ -43,6 +44,7 @@ final class UpToDateGate: UpToDateChecking {
     ) {
         missingSources = MissingSources(tasks: tasks, locate: locateSource)
         self.locateDepfile = locateDepfile
+        self.locateSource = locateSource
         self.run = run
         if stopsOnSignal { run.shouldStop = SignalHandling.isTerminationSignalPending }
         self.tasks = tasks
@@ -67,7 +69,9 @@ final class UpToDateGate: UpToDateChecking {
         for index in indices where earlyChecks[index] == nil && !tasks[index].isService && cache.isCacheable(index) {
             let check = run.check(tasks[index], index: index, prerequisiteIndices: prerequisites[index])
             earlyChecks[index] = check
-            if case .mustRun(let reason) = check.verdict, reason != .interrupted, check.missingSources.isEmpty {
+            if case .mustRun(let reason) = check.verdict, reason != .interrupted, check.missingSources.isEmpty,
+                check.specialSources.isEmpty
+            {
                 cache.fetchAhead(index, check)
             }
         }
@@ -84,6 +88,20 @@ final class UpToDateGate: UpToDateChecking {
             if recording {
                 run.failed(check)
                 return .cannotRun("source '\(missing.source)' does not exist")
+            }
+        }
+        if let special = check.specialSources.first {
+            // At the `sources` entry that found it, or at the depfile that listed it.
+            let place = if let pattern = special.pattern {
+                tasks[index].sources.firstIndex(of: pattern).flatMap { locateSource(index, $0) }
+            } else {
+                locateDepfile(index)
+            }
+            let (error, reason) = SpecialSources.error(for: special, of: tasks[index], at: place)
+            status.error(error.description)
+            if recording {
+                run.failed(check)
+                return .cannotRun(reason)
             }
         }
         if check.verdict.isUpToDate {
@@ -104,6 +122,8 @@ final class UpToDateGate: UpToDateChecking {
     }
 
     func runInterrupted() { run.stopReading() }
+
+    var gaveWayToSignal: Bool { run.gaveWayToSignal }
 
     func willRun(_ index: Int) {
         guard recording, let check = checks[index] else { return }

@@ -190,18 +190,26 @@ extension ProcessRunner {
     }
 
     /// A command of a job with `cleanup:` ended as `termination`: starts its first cleanup command
-    /// (after the job's own), or the next; `false` when the job is done. None starts after the
-    /// job was killed for good (a second interrupt, or the grace period ran out).
+    /// (after the job's own), or the next; `false` when the job is done. None starts after a
+    /// second interrupt killed the job at once. A job killed because it outlived the grace period
+    /// after a stop or an interrupt (it ignored SIGTERM) still gets its cleanup, bounded by a
+    /// grace period of its own: cleanups run even when a process had to be killed
+    /// (docs/manual/ci.md).
     private func cleanupGoesOn(
         _ job: RunningJob, _ termination: Termination, _ spawnFailure: String?, events: inout [RunnerEvent]
     ) -> Bool {
         if job.mainEnd == nil {
-            if job.killed && job.terminatedByRequest { return false }
+            if job.killedAtOnce { return false }
+            let killedAfterGrace = job.killed && job.terminatedByRequest
             if job.readiness != nil || job.job.service != nil { stopProbing(job) }
             job.enterCleanup(
                 RunningJob.MainEnd(
                     termination: termination, commandIndex: job.commandIndex, spawnFailure: spawnFailure,
                     timedOut: job.timedOut))
+            if killedAfterGrace {
+                job.killed = false
+                job.killDeadline = MonotonicClock.now() + graceNanoseconds
+            }
         } else {
             let succeeded = termination.succeeded && spawnFailure == nil
             if !succeeded {

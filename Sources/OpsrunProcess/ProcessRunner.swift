@@ -268,6 +268,7 @@ public final class ProcessRunner: CommandRunner {
             // A cleanup command is not stopped early: it has the grace period to finish.
             job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
         } else if immediately {
+            job.killedAtOnce = true
             killGroup(of: job)
         } else {
             ProcessGroup.send(SIGTERM, toGroupLedBy: job.pid)

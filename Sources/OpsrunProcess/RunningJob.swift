@@ -39,6 +39,8 @@ final class RunningJob {
     /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
     var killDeadline: UInt64?
     var killed = false
+    /// Killed without a grace period (a second interrupt): not even its cleanup runs then.
+    var killedAtOnce = false
 
     /// Set once `commands` ended and its `cleanup:` commands run: how `commands` ended, which is
     /// the job's result, and the cleanup command running now.

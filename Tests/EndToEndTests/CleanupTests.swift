@@ -88,6 +88,24 @@ import Testing
         #expect(result.stdout.contains("WARNING  stuck     cleanup failed: killed by SIGKILL (the task's result stands)"))
     }
 
+    /// Issue 28, item 11: a task that ignores SIGTERM is killed when the grace period runs out;
+    /// its cleanup still runs, within a grace period of its own.
+    @Test func onAnInterruptATaskKilledAfterTheGraceStillGetsItsCleanup() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              stubborn:
+                run: trap '' TERM; touch started; while true; do sleep 0.05; done
+                cleanup: touch cleaned
+            """)
+        let running = try project.start("--grace", "300ms", "stubborn")
+        try #require(waitUntil("the task to start") { FileManager.default.fileExists(atPath: project.path("started")) })
+        kill(running.pid, SIGINT)
+        let result = running.wait()
+        #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: project.path("cleaned")))
+    }
+
     @Test func cleanupWithoutRunIsAnError() throws {
         let project = try TemporaryProject(
             """

@@ -123,6 +123,53 @@ import Testing
         #expect(try String(contentsOfFile: project.path("ran.log"), encoding: .utf8) == "gen\ngen\n")
     }
 
+    /// Issue 28, item 12: a file name is shown with its control characters escaped, so that no
+    /// escape sequence in it reaches the terminal.
+    @Test func aDryRunShowsControlCharactersInListedNamesEscaped() throws {
+        let name = "e\u{1B}[31mred.h"
+        let project = try TemporaryProject("""
+            tasks:
+              cc:
+                sources: [main.c]
+                outputs: [main.o]
+                depfile: main.d
+                run: "touch main.o && printf 'main.o: main.c e\\\\033[31mred.h\\\\n' > main.d"
+            """, files: ["main.c": "main\n", name: "red\n"])
+        project.waitUntilFileTimesArePast()
+        #expect(try project.run("cc").status == 0)
+        try "edited\n".write(toFile: project.path(name), atomically: false, encoding: .utf8)
+        let plan = try project.run("cc", "-n", "--explain")
+        #expect(plan.stdout == #"""
+            wave 1:
+              cc
+                $ touch main.o && printf 'main.o: main.c e\033[31mred.h\n' > main.d
+                depfile main.d: e\u{1B}[31mred.h main.c
+
+            """#)
+        #expect(plan.stderr == #"cc runs: source e\u{1B}[31mred.h changed"# + "\n")
+    }
+
+    /// Issue 28, item 12: a file the depfile listed that changed while the compile ran (or in the
+    /// clock tick it started in) cannot be trusted; `--explain` says so rather than "changed".
+    @Test func explainSaysAListedFileWrittenWhileItsTaskRanCannotBeTrusted() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              cc:
+                sources: [main.c]
+                outputs: [main.o]
+                depfile: main.d
+                run: "echo y > y.h && touch main.o && echo 'main.o: main.c y.h' > main.d"
+            """, files: ["main.c": "main\n"])
+        project.waitUntilFileTimesArePast()
+        #expect(try project.run("cc").status == 0)
+        let second = try project.run("cc", "--explain")
+        #expect(second.stdout.hasPrefix("""
+            cc runs: source y.h was written while its last run ran, so its content cannot be trusted
+            ▶ cc
+
+            """), "\(second.stdout)")
+    }
+
     @Test func theDepfilesDirectoryIsMadeBeforeTheCompile() throws {
         let project = try TemporaryProject("""
             tasks:

@@ -65,6 +65,36 @@ import Testing
             """))
     }
 
+    /// Issue 28, item 11: after a task succeeds, opsrun hashes the files its depfile lists for the
+    /// first time; a SIGINT then still ends the run as interrupted, and nothing is recorded.
+    @Test func interruptWhileADepfilesNewInputsAreHashedEndsTheRunInterrupted() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              cc:
+                sources: [main.c]
+                outputs: [main.o]
+                depfile: main.d
+                run: "touch main.o && echo 'main.o: main.c big.bin' > main.d"
+            """, files: ["main.c": "main\n"])
+        try Self.sparseFile(at: project.path("big.bin"), gigabytes: 64)
+        let running = try project.start("cc")
+        // Handshake: the task has ended, and opsrun reads the file its depfile lists.
+        guard waitUntil("opsrun to read big.bin", seconds: 30, { Self.hasOpen(running.pid, project.path("big.bin")) }) else {
+            return running.stopIfRunning()
+        }
+        kill(running.pid, SIGINT)
+        let result = try #require(running.wait(seconds: 8), "opsrun was still running 8 s after SIGINT")
+        #expect(result.status == 130, "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("""
+            1 succeeded
+            INTERRUPTED by SIGINT
+
+            """), "\(result.stdout)")
+        // Not recorded as up to date: a dry run says it runs.
+        let plan = try project.run("cc", "-n", "--explain")
+        #expect(plan.stderr == "cc runs: no record of a previous run\n", "\(plan.stderr)")
+    }
+
     static func commandLine(of pid: Int32) -> String {
         (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
     }

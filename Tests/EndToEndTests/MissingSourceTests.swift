@@ -53,4 +53,20 @@ import Testing
         #expect(result.stderr == "")
         #expect(FileManager.default.fileExists(atPath: project.path("main.o")))
     }
+
+    /// Issue 28, item 5: an output directory stands for every file beneath it, so a source
+    /// beneath one that a task of the run declares will exist once that task runs.
+    @Test func aSourceBeneathAnOutputDirectoryOfATaskOfTheRunIsNoError() throws {
+        let project = try TemporaryProject("""
+            default: all
+            tasks:
+              use: { sources: [dist/sub/a.txt], outputs: [use.txt], run: touch use.txt }
+              gen: { outputs: [dist], run: mkdir -p dist/sub && touch dist/sub/a.txt }
+              all: { deps: [use, gen] }
+            """)
+        let result = try project.run("-j", "1")
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(FileManager.default.fileExists(atPath: project.path("use.txt")))
+    }
 }

@@ -172,6 +172,27 @@ import Testing
         #expect(!LoopbackPort.isListening(port))
     }
 
+    /// Issue 28, item 11: "Cleanups run even when a process had to be killed" (docs/manual/ci.md).
+    @Test func aServiceThatIgnoresSIGTERMIsKilledAfterTheGraceAndItsCleanupStillRuns() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              stubborn:
+                service: true
+                run: trap '' TERM; echo $$ > stubborn.pid; while true; do sleep 0.05; done
+                cleanup: echo collected > cleanup.log
+              test:
+                deps: [stubborn]
+                run: until [ -s stubborn.pid ]; do sleep 0.05; done
+            """)
+        let result = try project.run("--grace", "300ms", "test")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("STOPPED  stubborn"), "\(result.stdout)")
+        #expect((try? String(contentsOfFile: project.path("cleanup.log"), encoding: .utf8)) == "collected\n")
+        let pid = try #require(ProcessProbe.pid(writtenTo: project.path("stubborn.pid")))
+        #expect(ProcessProbe.isGone(pid))
+    }
+
     @Test func dryRunAndGraphShowServicesAndWhenTheyStop() throws {
         let project = try TemporaryProject(
             """

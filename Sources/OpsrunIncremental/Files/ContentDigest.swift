@@ -39,6 +39,16 @@ public struct ContentDigest: Hashable, Sendable, CustomStringConvertible {
     /// into a declared output directory (`mkdir -p build`) and its contents are not its producer's.
     public static let directory = ContentDigest.of("opsrun: a directory")
 
+    /// What a source that is neither a file nor a directory (a named pipe, a device, a socket)
+    /// gets: nothing is read from it (a pipe would block, a device never end). Not the digest of
+    /// any known bytes, so no file's content matches it.
+    public static let notAFile = ContentDigest(w0: 0x6f70_7372_756e_0000, w1: 0, w2: 0, w3: 1)
+
+    /// What a file a depfile listed is recorded with when it changed while the task ran (or in
+    /// the clock tick it started in): what the command read is unknown, so no content matches
+    /// it, and `--explain` can say why (docs/manual/up-to-date.md).
+    public static let untrusted = ContentDigest(w0: 0x6f70_7372_756e_0000, w1: 0, w2: 0, w3: 2)
+
     /// The 32 bytes in order.
     public var bytes: [UInt8] {
         var result: [UInt8] = []

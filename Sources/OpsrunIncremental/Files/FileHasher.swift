@@ -77,7 +77,8 @@ public final class FileHasher {
 
     /// The content digest of what is at `path` (absolute), or `nil` when nothing is there.
     ///
-    /// A directory has the fixed `ContentDigest.directory`. A file that exists but cannot be read gets
+    /// A directory has the fixed `ContentDigest.directory`, and a named pipe, device or socket the
+    /// fixed `ContentDigest.notAFile` (nothing is read from it). A file that exists but cannot be read gets
     /// a digest that matches nothing, ever, so whatever depends on it runs (and its command reports the
     /// real problem).
     public func digest(ofFileAt path: String) -> ContentDigest? {
@@ -126,6 +127,8 @@ public final class FileHasher {
             return nil
         }
         if status.kind == .directory { return (.directory, status) }
+        // A named pipe would block the read, a device never end it: never opened.
+        if status.kind == .other { return (.notAFile, status) }
         let cached: StatCacheEntry?
         if !entries.isEmpty, let learned = entries[absolutePath()] {
             cached = learned
@@ -170,7 +173,8 @@ public final class FileHasher {
         let descriptor = FileSystem.openFile(path, in: directory)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        guard let status = FileSystem.status(descriptor: descriptor), status.kind != .directory else { return nil }
+        // Stat'd as a file, but what was opened may have been swapped since.
+        guard let status = FileSystem.status(descriptor: descriptor), status.kind == .regular else { return nil }
         contentReads += 1
         var hasher = SHA256()
         while true {

@@ -94,9 +94,25 @@ enum FileSystem {
         if descriptor != AT_FDCWD { _ = close(descriptor) }
     }
 
-    /// `openat(directory, path, O_RDONLY)`: -1 on failure.
+    /// `openat(directory, path, O_RDONLY)`: -1 on failure. Non-blocking, so that a file that
+    /// turned into a named pipe between its stat and this open cannot hang the run (callers
+    /// check what they opened is a regular file before reading it).
     static func openFile(_ path: String, in directory: Int32) -> Int32 {
-        openat(directory, path, O_RDONLY | O_CLOEXEC)
+        openat(directory, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    }
+
+    /// What `path` is, in words, when it is neither a regular file nor a directory: "a named
+    /// pipe", "a device", "a socket" (`nil` otherwise, or when nothing is there).
+    static func specialKind(of path: String, in directory: Int32 = AT_FDCWD) -> String? {
+        var raw = stat()
+        guard fstatat(directory, path, &raw, 0) == 0 else { return nil }
+        switch raw.st_mode & S_IFMT {
+        case S_IFIFO: return "a named pipe"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        case S_IFREG, S_IFDIR: return nil
+        default: return "not a regular file"
+        }
     }
 
     static func status(descriptor: Int32) -> FileStatus? {

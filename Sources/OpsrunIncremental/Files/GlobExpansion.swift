@@ -96,7 +96,7 @@ extension GlobPattern {
                 }
             case .wildcard(let matcher):
                 for entry in list(prefix)
-                where !Self.alwaysSkipped.contains(entry.name) && matcher.matches(entry.name) {
+                where !Self.alwaysSkipped.contains(entry.name) && (includesHiddenNames || matcher.matches(entry.name)) {
                     let path = prefix + entry.name
                     // Follow a link here: its target's type decides.
                     let kind = entry.kind == .symbolicLink || entry.kind == nil
@@ -112,7 +112,7 @@ extension GlobPattern {
                 if walked != nil, !isFirstWalk(of: prefix, at: position.index) { continue }
                 push(prefix, position.index + 1)
                 for entry in list(prefix)
-                where !entry.name.hasPrefix(".") && !Self.alwaysSkipped.contains(entry.name) {
+                where (includesHiddenNames || !entry.name.hasPrefix(".")) && !Self.alwaysSkipped.contains(entry.name) {
                     let path = prefix + entry.name
                     let kind = entry.kind ?? FileSystem.status(absolute(path), followingLinks: false)?.kind
                     if kind == .directory {

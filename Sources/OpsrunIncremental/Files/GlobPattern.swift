@@ -25,6 +25,9 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
     public let text: String
     let isAbsolute: Bool
     let segments: [Segment]
+    /// `**` descends into hidden directories and the final `*` matches hidden names too: only
+    /// in `everyFile(beneath:)`, whose only wildcard is that final `*`.
+    private(set) var includesHiddenNames = false
 
     /// Names that a wildcard never matches: version control and opsrun's own state.
     static let alwaysSkipped: Set<String> = [".git", ".opsrun"]
@@ -45,6 +48,15 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
         // A trailing `**` names every file beneath: `**/*` (a bare `*` here still skips hidden files).
         if segments.last == .anyDirectories { segments.append(.wildcard(SegmentMatcher("*"))) }
         self.segments = segments
+    }
+
+    /// Every file beneath `directory` (a path without wildcards), hidden ones included: what a
+    /// directory named in `sources` or `outputs` stands for (`directory/**` would skip
+    /// `.config`). `.git` and `.opsrun` are skipped still.
+    static func everyFile(beneath directory: String) -> GlobPattern {
+        var pattern = GlobPattern(directory + "/**")
+        pattern.includesHiddenNames = true
+        return pattern
     }
 
     /// The normalized path `text` names when it has no wildcard and no escape (`./a//b` is `a/b`),
@@ -115,13 +127,13 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
                 case .anyDirectories:
                     // Zero names, or one more name that `**` may descend into.
                     next[j] = reachable[j]
-                        || (j > 0 && next[j - 1] && !names[j - 1].hasPrefix("."))
+                        || (j > 0 && next[j - 1] && (includesHiddenNames || !names[j - 1].hasPrefix(".")))
                 case .literal(let name):
                     next[j] = j > 0 && reachable[j - 1] && names[j - 1] == name
                 case .wildcard(let matcher):
                     next[j] = j > 0 && reachable[j - 1]
                         && !Self.alwaysSkipped.contains(String(names[j - 1]))
-                        && matcher.matches(names[j - 1])
+                        && (includesHiddenNames || matcher.matches(names[j - 1]))
                 }
             }
             reachable = next

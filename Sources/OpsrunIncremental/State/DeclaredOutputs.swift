@@ -1,6 +1,6 @@
 import OpsrunCore
 /// The paths the tasks of a run declare as `outputs`, literal ones and globs: what the run will
-/// make, so a source missing now may be one of them.
+/// make, so a source missing now may be one of them, or lie beneath one (an output directory).
 public struct DeclaredOutputs {
     /// Literal outputs by absolute path.
     private var paths: Set<String> = []
@@ -30,6 +30,12 @@ public struct DeclaredOutputs {
     public func contains(source: String, of task: IncrementalTaskSpec) -> Bool {
         let path = Self.path(GlobPattern.literalPath(of: source) ?? source, in: task.absoluteDirectory)
         if paths.contains(path) { return true }
+        // Beneath a literal output, which may be a directory: it stands for every file beneath it.
+        var parent = Substring(path)
+        while let slash = parent.lastIndex(of: "/"), slash > parent.startIndex {
+            parent = parent[..<slash]
+            if paths.contains(String(parent)) { return true }
+        }
         return globs.contains { directory, pattern in
             if pattern.isAbsolute { return pattern.matches(path) }
             let prefix = directory.hasSuffix("/") ? directory : directory + "/"

@@ -110,8 +110,11 @@ public enum PlanPrinter {
                 if let ready = task.service?.ready { out += "    ready $ " + ready.value + "\n" }
                 for command in task.cleanup { out += "    cleanup $ " + command.value + "\n" }
                 if let depfile = depfiles[id] {
-                    let inputs = depfile.inputs.map { $0.isEmpty ? "no files" : $0.joined(separator: " ") } ?? "not read yet"
-                    out += "    depfile \(depfile.path): \(inputs)\n"
+                    // Names a command wrote: their control characters must not reach the terminal.
+                    let inputs = depfile.inputs.map { inputs in
+                        inputs.isEmpty ? "no files" : inputs.map(TerminalText.escapingControlCharacters).joined(separator: " ")
+                    } ?? "not read yet"
+                    out += "    depfile \(TerminalText.escapingControlCharacters(depfile.path)): \(inputs)\n"
                 }
             }
         }

@@ -27,6 +27,17 @@ import Testing
         #expect(!declared.contains(source: "../../gen/config.h", of: web))
     }
 
+    /// A literal output may be a directory, which stands for every file beneath it.
+    @Test func aSourceBeneathALiteralOutputIsDeclared() {
+        let gen = IncrementalTaskSpec(name: "gen", commands: [], absoluteDirectory: "/p", outputs: ["dist", "web/build/"])
+        let use = IncrementalTaskSpec(name: "use", commands: [], absoluteDirectory: "/p/web", sources: [])
+        let declared = DeclaredOutputs(of: [gen, use])
+        #expect(declared.contains(source: "build/app.js", of: use))
+        #expect(declared.contains(source: "../dist/sub/.env", of: use))
+        #expect(!declared.contains(source: "../distant/a.txt", of: use))
+        #expect(!declared.contains(source: "app.js", of: use))
+    }
+
     @Test func aNearNameBesideAMissingPathIsSuggested() {
         let scratch = ScratchDirectory()
         scratch.write("inc/config.h", "")

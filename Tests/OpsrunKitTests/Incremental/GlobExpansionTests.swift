@@ -26,6 +26,18 @@ import Testing
         #expect(expand("src/**", in: scratch) == ["src/a.c", "src/b.h", "src/sub/c.c", "src/sub/deep/d.c"])
     }
 
+    /// What a directory named in `sources` or `outputs` stands for: hidden names included, the
+    /// link back up walked once, `.git` and `.opsrun` never.
+    @Test func everyFileBeneathADirectoryIncludesHiddenOnes() {
+        let scratch = Self.project()
+        #expect(GlobPattern.everyFile(beneath: "src").expand(in: scratch.path).paths == [
+            "src/.f.c", "src/.hidden/e.c", "src/a.c", "src/b.h", "src/sub/c.c", "src/sub/deep/d.c",
+        ])
+        #expect(GlobPattern.everyFile(beneath: ".").expand(in: scratch.path).paths.filter { $0.contains(".git") || $0.contains(".opsrun") } == [])
+        #expect(GlobPattern.everyFile(beneath: "src").matches("src/.hidden/e.c"))
+        #expect(!GlobPattern("src/**").matches("src/.hidden/e.c"))
+    }
+
     @Test func starMatchesFilesOnlyAndSkipsHiddenNames() {
         let scratch = Self.project()
         #expect(expand("src/*", in: scratch) == ["src/a.c", "src/b.h"])

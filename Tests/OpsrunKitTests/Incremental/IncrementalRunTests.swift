@@ -470,4 +470,26 @@ import Testing
         #expect(run.diagnostics.map(\.message) == ["not an opsrun state file; starting with no record of previous runs"])
         #expect(run.check(project.specs[0]).verdict == .mustRun(.noRecord))
     }
+
+    /// The output cache stores the outputs a success found: an output directory's are the files
+    /// beneath it, dot-files included; an empty one cannot be restored, so nothing is stored.
+    @Test func aDirectoryOutputGivesTheCacheEveryFileBeneathIt() {
+        let project = Project()
+        let spec = project.spec("gen", sources: ["src/a.c"], outputs: ["dist", "dist/a.txt", "empty"])
+        func succeeded() -> [String]? {
+            let run = IncrementalRun(stateDirectory: project.stateDirectory, force: true)
+            let check = run.check(spec)
+            #expect(run.willRun(check) == nil)
+            let outputs = run.succeededForCache(check).outputs
+            #expect(run.finish() == nil)
+            return outputs?.map(\.path)
+        }
+        project.scratch.write("dist/a.txt", "a")
+        project.scratch.write("dist/.meta", "m")
+        project.scratch.write("dist/sub/b.txt", "b")
+        project.scratch.write("empty/only.txt", "")
+        #expect(succeeded() == ["dist/.meta", "dist/a.txt", "dist/sub/b.txt", "empty/only.txt"])
+        project.scratch.remove("empty/only.txt")
+        #expect(succeeded() == nil)
+    }
 }
