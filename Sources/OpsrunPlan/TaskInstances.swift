@@ -15,8 +15,10 @@ import OpsrunIncremental
 // kept for it: a run that needs the task reports it (with every other such error) before
 // anything starts; a run that does not, `--list` and `--graph` go on without its instances.
 //
-// The manifest (and its cache) keeps `each` as written, and cycles are looked for there: a cycle
-// among instances is one among their tasks. Globs are expanded here, once, when the run starts,
+// The manifest (and its cache) keeps `each` as written, and `deps` cycles are looked for there: a
+// cycle among instances is one among their tasks. Then the edges sources make (`FileEdges`: a
+// source that is another task's output) are added between instances, and only a graph that got
+// some is searched for cycles again. Globs are expanded here, once, when the run starts,
 // relative to the task's `dir`, sorted by bytes, with the glob engine of `sources`.
 
 /// The tasks of a run with every `each` task expanded into its instances.
@@ -54,25 +56,67 @@ public struct TaskInstances: Sendable {
         defaultTasks = project.manifest.defaultTasks.map { $0.value }
         manifestName = project.source.displayName
         namespaces = project.manifest.namespaces
-        guard declared.tasks.contains(where: { $0.each != nil }) else {
-            graph = declared
+        let expanded: TaskGraph
+        if declared.tasks.contains(where: { $0.each != nil }) {
+            var expansion = Expansion(
+                declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
+            expansion.run()
+            expanded = TaskGraph(
+                file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
+                prerequisiteLocations: expansion.locations)
+            instanceCounts = expansion.instanceCounts
+            empty = expansion.empty
+            failures = expansion.failures
+            globs = expansion.globs
+            if expanded.index.count != expanded.count { throw Self.sameNames(in: expanded, text: project.text) }
+        } else {
+            expanded = declared
             instanceCounts = Array(repeating: nil, count: declared.count)
             empty = []
             failures = []
             globs = []
+        }
+        let edges = FileEdges.find(in: expanded.tasks, manifestDirectory: project.manifest.directory, environment: environment)
+        if edges.isEmpty {
+            graph = expanded
             return
         }
-        var expansion = Expansion(
-            declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
-        expansion.run()
-        graph = TaskGraph(
-            file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
-            prerequisiteLocations: expansion.locations)
-        instanceCounts = expansion.instanceCounts
-        empty = expansion.empty
-        failures = expansion.failures
-        globs = expansion.globs
-        if graph.index.count != graph.count { throw Self.sameNames(in: graph, text: project.text) }
+        graph = Self.adding(edges, to: expanded)
+        // A cycle only a file makes (`a` reads `b`'s output, `b` needs `a`) is one like any other,
+        // found before anything runs; its note names the source that made it.
+        let cycles = CycleFinder.cycles(in: graph)
+        if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: project.sourceTexts) }
+    }
+
+    /// `graph` with the edges sources make (`FileEdges`) after each task's own `deps`, at the
+    /// place of the source that made each; none where a `deps` entry makes it already (the
+    /// writer, or the `each` task it is an instance of).
+    private static func adding(_ edges: [FileEdge], to graph: TaskGraph) -> TaskGraph {
+        var prerequisites = graph.prerequisites
+        var locations = graph.prerequisiteLocations
+        var reads: [Int: [Int: FileRead]] = [:]
+        // The `each` task each instance belongs to: instances follow their task.
+        var group = [Int](repeating: -1, count: graph.count)
+        var lastGroup = -1
+        for id in graph.tasks.indices {
+            if graph.tasks[id].each != nil { lastGroup = id } else if graph.tasks[id].instance != nil { group[id] = lastGroup }
+        }
+        var task = -1
+        var listed: Set<Int> = []
+        for edge in edges {
+            if edge.task != task {
+                task = edge.task
+                listed = Set(graph.prerequisites[task])
+            }
+            let writer = edge.prerequisite
+            if listed.contains(writer) || (group[writer] >= 0 && listed.contains(group[writer])) { continue }
+            prerequisites[task].append(writer)
+            locations[task].append(graph.tasks[task].sources[edge.source].location)
+            reads[task, default: [:]][writer] = edge.read
+        }
+        return TaskGraph(
+            file: graph.file, tasks: graph.tasks, prerequisites: prerequisites, prerequisiteLocations: locations,
+            reads: reads)
     }
 
     /// The error for instances that share a name (values that differ only in how they are split
