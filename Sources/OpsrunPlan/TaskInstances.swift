@@ -10,8 +10,10 @@ import OpsrunIncremental
 //     `opsrun compile` mean every instance, through it. A dependent gets one edge, not one per
 //     instance, so two `each` tasks of 100,000 instances joined by `deps` stay 200,000 edges.
 // A task whose glob matches nothing has no instances: it is a group of the task's own `deps`,
-// and succeeds as a group does. A task whose values cannot be made (`${NAME:?}` unset, a value
-// empty once expanded, a string without wildcards naming no file) has none either, and an error
+// and succeeds as a group does; so does one whose glob, or every value of whose list, is empty once
+// expanded (`"${DISPATCH:+x.c}"` with DISPATCH unset: an `each` over nothing; a list value empty
+// once expanded is dropped). A task whose values cannot be made (`${NAME:?}` unset, a string
+// without wildcards naming no file) has none either, and an error
 // kept for it: a run that needs the task reports it (with every other such error) before
 // anything starts; a run that does not, `--list` and `--graph` go on without its instances.
 //
@@ -214,6 +216,9 @@ private struct Expansion {
     var empty: [(task: Int, reason: String)] = []
     var failures: [(task: Int, diagnostic: Diagnostic)] = []
     var globs: [(task: Int, directory: String, pattern: String)] = []
+    /// Why the task being expanded has variables without values, besides globs matching nothing:
+    /// `'${DISPATCH:+x.c}' is empty once expanded`.
+    var emptied: [String] = []
 
     init(declared: TaskGraph, directory: String, environment: EnvironmentBuilder, text: String?) {
         self.declared = declared
@@ -228,6 +233,7 @@ private struct Expansion {
         var values: [[[String]]?] = []
         values.reserveCapacity(declared.count)
         var newID = [Int](repeating: 0, count: declared.count)
+        var reasons: [Int: [String]] = [:]
         var next = 0
         for id in declared.tasks.indices {
             newID[id] = next
@@ -237,6 +243,7 @@ private struct Expansion {
                 continue
             }
             let taskValues: [[String]]
+            emptied = []
             do {
                 taskValues = try self.values(of: each, task: declared.tasks[id], id: newID[id])
             } catch {
@@ -244,6 +251,7 @@ private struct Expansion {
                 taskValues = each.variables.map { _ in [] }
             }
             let count = taskValues.reduce(1) { $0 * $1.count }
+            if !emptied.isEmpty { reasons[id] = emptied }
             instanceCounts[id] = count
             values.append(taskValues)
             next += count
@@ -267,7 +275,7 @@ private struct Expansion {
             if count == 0 {
                 prerequisites.append(needs)
                 locations.append(places)
-                if failures.last?.task != newID[id] { empty.append((newID[id], emptyReason(each, taskValues))) }
+                if failures.last?.task != newID[id] { empty.append((newID[id], emptyReason(each, taskValues, reasons[id] ?? []))) }
                 continue
             }
             prerequisites.append(Array((newID[id] + 1)...(newID[id] + count)))
@@ -306,8 +314,9 @@ private struct Expansion {
     /// Each variable's values, in order: a list's as written, a glob's files sorted by bytes;
     /// `${...}` expanded with the task's variables, in all the shell's forms; a failed
     /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`, and so
-    /// is a list value that expands to nothing, and a string without wildcards that names no file
-    /// (`PY: "3.11"`, meant as one value: as a source without wildcards must exist).
+    /// is a string without wildcards that names no file (`PY: "3.11"`, meant as one value: as a
+    /// source without wildcards must exist). A value empty once expanded is no value: a list drops
+    /// it, a glob has none (`emptied` says why, for `-v`).
     mutating func values(of each: EachSpec, task: TaskSpec, id: Int) throws(Diagnostic) -> [[String]] {
         let variables = environment.taskVariables(forTask: task.name, taskEnvironment: task.environment)
         func expand(_ value: Located<String>, _ what: @autoclosure () -> String) throws(Diagnostic) -> String {
@@ -325,22 +334,32 @@ private struct Expansion {
             let what = "'\(variable.name)' in 'each' of task '\(task.name)'"
             switch variable.values {
             case .list(let list):
-                values = try list.map { (value) throws(Diagnostic) in
+                var kept: [String] = []
+                for value in list {
                     let expanded = try expand(value, what)
-                    if expanded.isEmpty {
-                        throw .error("\(what) has a value that is empty once expanded ('\(value.value)')", at: value.location)
-                    }
+                    if expanded.isEmpty { continue }
                     if Self.hasControlCharacter(expanded) {
                         throw .error(
                             "\(what) has a value with a control character (a newline or tab would break the lines its instance's name is in)",
                             at: value.location)
                     }
-                    return expanded
+                    kept.append(expanded)
+                }
+                values = kept
+                if values.isEmpty {
+                    let written = list.map { "'\($0.value)'" }.joined(separator: ", ")
+                    emptied.append(list.count == 1
+                        ? "\(written) is empty once expanded" : "every value of '\(variable.name)' is empty once expanded (\(written))")
                 }
             case .glob(let pattern):
                 let dir = try task.directory.map { (dir) throws(Diagnostic) in try expand(dir, "'dir' of task '\(task.name)'") }
                 let base = task.workingDirectory(expandedDir: dir).map { FileText.absolute($0, relativeTo: directory) } ?? directory
                 let expanded = try expand(pattern, what)
+                if expanded.isEmpty {
+                    emptied.append("'\(pattern.value)' is empty once expanded")
+                    values = []
+                    break
+                }
                 globs.append((id, base, expanded))
                 let expansion = GlobPattern(expanded).expand(in: base)
                 if expansion.isMissing {
@@ -374,11 +393,15 @@ private struct Expansion {
     }
 
     /// `'src/**/*.c' matches no file` for the globs that matched nothing.
-    func emptyReason(_ each: EachSpec, _ values: [[String]]) -> String {
+    /// and why the others have no values (`emptied`).
+    func emptyReason(_ each: EachSpec, _ values: [[String]], _ emptied: [String]) -> String {
         let patterns = zip(each.variables, values).compactMap { variable, values -> String? in
-            guard values.isEmpty, case .glob(let pattern) = variable.values else { return nil }
+            guard values.isEmpty, case .glob(let pattern) = variable.values,
+                !emptied.contains("'\(pattern.value)' is empty once expanded")
+            else { return nil }
             return "'\(pattern.value)'"
         }
-        return "\(patterns.joined(separator: " and ")) \(patterns.count == 1 ? "matches" : "match") no file"
+        let unmatched = patterns.isEmpty ? [] : ["\(patterns.joined(separator: " and ")) \(patterns.count == 1 ? "matches" : "match") no file"]
+        return (emptied + unmatched).joined(separator: "; ")
     }
 }
