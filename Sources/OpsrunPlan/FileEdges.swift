@@ -39,11 +39,11 @@ enum FileEdges {
         else { return [] }
         var paths = TaskPaths(keys: PathKeys(manifestDirectory: manifestDirectory), environment: environment)
         var index = OutputIndex(keys: paths.keys)
+        // By index, never binding a TaskSpec: that copies all of it (a dozen retains) per task.
         for id in tasks.indices where !tasks[id].outputs.isEmpty && tasks[id].each == nil {
-            let task = tasks[id]
-            let place = paths.place(of: task, id: id)
-            for output in task.outputs {
-                let expanded = paths.expand(output.value, of: task, id: id)
+            let place = paths.place(of: tasks[id], id: id)
+            for output in tasks[id].outputs {
+                let expanded = paths.expand(output.value, of: tasks[id], id: id)
                 guard !expanded.isEmpty, let literal = GlobPattern.literalPath(of: expanded) else { continue }
                 index.add(paths.keys.key(literal, in: place), shown: expanded, writer: id)
             }
@@ -53,15 +53,15 @@ enum FileEdges {
         // `lastReader[w] == t`: task `t` has an edge to `w` already.
         var lastReader = [Int](repeating: -1, count: tasks.count)
         for id in tasks.indices where !tasks[id].sources.isEmpty && tasks[id].each == nil {
-            let task = tasks[id]
-            let own = task.instance?.task ?? task.name
-            let place = paths.place(of: task, id: id)
-            for (k, source) in task.sources.enumerated() {
-                let expanded = paths.expand(source.value, of: task, id: id)
+            let place = paths.place(of: tasks[id], id: id)
+            var own: String?
+            for k in tasks[id].sources.indices {
+                let expanded = paths.expand(tasks[id].sources[k].value, of: tasks[id], id: id)
                 if expanded.isEmpty { continue }
                 index.writers(of: expanded, in: place) { writer, output in
-                    guard lastReader[writer] != id, writer != id, (tasks[writer].instance?.task ?? tasks[writer].name) != own
-                    else { return }
+                    guard lastReader[writer] != id, writer != id else { return }
+                    if own == nil { own = tasks[id].instance?.task ?? tasks[id].name }
+                    guard (tasks[writer].instance?.task ?? tasks[writer].name) != own else { return }
                     lastReader[writer] = id
                     edges.append(FileEdge(
                         task: id, prerequisite: writer, source: k, read: FileRead(source: expanded, output: output)))
@@ -129,6 +129,10 @@ private struct OutputIndex {
     private var directories: Set<String> = []
     /// The outputs at or above each directory asked about (a source's), made on first asking.
     private var atOrAbove: [String: [(writer: Int, shown: String)]] = [:]
+    /// The directory of the output added last, whose directories `directories` holds.
+    private var lastDirectory = ""
+    /// The last answer of `outputs(above:)`, by directory.
+    private var lastAbove: (directory: String, outputs: [(writer: Int, shown: String)])?
     /// The outputs sorted by key's bytes, for the range under a directory; made on first need.
     private var sorted: [(key: String, writer: Int, shown: String)]?
 
@@ -137,9 +141,15 @@ private struct OutputIndex {
     var isEmpty: Bool { writers.isEmpty }
 
     mutating func add(_ key: String, shown: String, writer: Int) {
-        guard writers[key] == nil else { return }
-        writers[key] = (writer, shown)
+        // One hash: a second writer of a path (an error of the run, `SharedOutputs`) is rare.
+        if let first = writers.updateValue((writer, shown), forKey: key) {
+            writers[key] = first
+            return
+        }
+        // Outputs come a directory at a time, most often: its directories are known already.
+        if let slash = key.utf8.lastIndex(of: UInt8(ascii: "/")), key[..<slash] == lastDirectory { return }
         var directory = PathKeys.parent(of: key)
+        lastDirectory = directory ?? ""
         while let above = directory, !above.isEmpty, above != "/", directories.insert(above).inserted {
             directory = PathKeys.parent(of: above)
         }
@@ -151,9 +161,7 @@ private struct OutputIndex {
         if let literal = GlobPattern.literalPath(of: source) {
             let key = keys.key(literal, in: place)
             if let exact = writers[key] { found(exact.writer, exact.shown) }
-            if let directory = PathKeys.parent(of: key) {
-                for output in outputs(atOrAbove: directory) { found(output.writer, output.shown) }
-            }
+            for output in outputs(above: key) { found(output.writer, output.shown) }
             if key.isEmpty || directories.contains(key) {
                 forEach(beneath: key) { entry, _ in found(entry.writer, entry.shown) }
             }
@@ -167,14 +175,23 @@ private struct OutputIndex {
         parts.removeFirst(firstWildcard)
         let base = keys.key(GlobPattern.literalPath(of: prefix) ?? prefix, in: place)
         if let exact = writers[base] { found(exact.writer, exact.shown) }
-        if let directory = PathKeys.parent(of: base) {
-            for output in outputs(atOrAbove: directory) { found(output.writer, output.shown) }
-        }
+        for output in outputs(above: base) { found(output.writer, output.shown) }
         guard base.isEmpty || directories.contains(base) else { return }
         let pattern = GlobPattern(parts.joined(separator: "/"))
         forEach(beneath: base) { entry, relative in
             if pattern.matches(relative) { found(entry.writer, entry.shown) }
         }
+    }
+
+    /// The outputs that are a directory above `key`: asked of sources one after another, most
+    /// often in one directory, so the last answer is kept.
+    private mutating func outputs(above key: String) -> [(writer: Int, shown: String)] {
+        guard let slash = key.utf8.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+        if let last = lastAbove, key[..<slash] == last.directory { return last.outputs }
+        guard let directory = PathKeys.parent(of: key) else { return [] }
+        let found = outputs(atOrAbove: directory)
+        lastAbove = (directory, found)
+        return found
     }
 
     /// The outputs that are `directory` or a directory above it.
