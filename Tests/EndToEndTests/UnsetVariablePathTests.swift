@@ -16,7 +16,7 @@ import Testing
                 depfile: "${EMPTY}/a.d"
                 run: touch ran
               fine:
-                sources: [/etc/hostname, "${ROOT:-/etc}/hostname"]
+                sources: [/bin/sh, "${ROOT:-/bin}/sh"]
                 outputs: [out]
                 run: touch out
             """)
