@@ -52,20 +52,43 @@ enum FileEdges {
         var edges: [FileEdge] = []
         // `lastReader[w] == t`: task `t` has an edge to `w` already.
         var lastReader = [Int](repeating: -1, count: tasks.count)
+        // What a source every instance of an `each` task shares (written without `${...}`, in one
+        // directory) reads, found once for them all: 10,000 instances reading `gen/*.h` search
+        // once, and those reading `src/**/*.o` beside their own task's objects do not each walk
+        // all 10,000 to drop them.
+        var shared: [String: [(writer: Int, output: String)]] = [:]
         for id in tasks.indices where !tasks[id].sources.isEmpty && tasks[id].each == nil {
             let place = paths.place(of: tasks[id], id: id)
-            var own: String?
+            let own = tasks[id].instance?.task
             for k in tasks[id].sources.indices {
-                let expanded = paths.expand(tasks[id].sources[k].value, of: tasks[id], id: id)
+                let template = tasks[id].sources[k].value
+                let expanded = paths.expand(template, of: tasks[id], id: id)
                 if expanded.isEmpty { continue }
-                index.writers(of: expanded, in: place) { writer, output in
-                    guard lastReader[writer] != id, writer != id else { return }
-                    if own == nil { own = tasks[id].instance?.task ?? tasks[id].name }
-                    guard (tasks[writer].instance?.task ?? tasks[writer].name) != own else { return }
+                func add(_ writer: Int, _ output: String) {
+                    guard lastReader[writer] != id else { return }
                     lastReader[writer] = id
                     edges.append(FileEdge(
                         task: id, prerequisite: writer, source: k, read: FileRead(source: expanded, output: output)))
                 }
+                // Not the task itself, nor another instance of its own.
+                func isOther(_ writer: Int) -> Bool {
+                    writer != id && (tasks[writer].instance?.task ?? tasks[writer].name) != (own ?? tasks[id].name)
+                }
+                guard let own, expanded == template else {
+                    index.writers(of: expanded, in: place) { writer, output in
+                        if isOther(writer) { add(writer, output) }
+                    }
+                    continue
+                }
+                let key = own + "\u{0}" + place + "\u{0}" + template
+                if shared[key] == nil {
+                    var found: [(writer: Int, output: String)] = []
+                    index.writers(of: expanded, in: place) { writer, output in
+                        if isOther(writer) { found.append((writer, output)) }
+                    }
+                    shared[key] = found
+                }
+                for (writer, output) in shared[key]! { add(writer, output) }
             }
         }
         return edges
