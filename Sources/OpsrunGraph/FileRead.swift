@@ -6,10 +6,14 @@ public struct FileRead: Sendable, Equatable {
     /// The output it reads, as the writer declares it (`obj/main.o`): the source itself, a file
     /// the source's glob or directory holds, or the directory the source lies beneath.
     public var output: String
+    /// What `--graph` says is read: the output a source names, holds or matches, or the source
+    /// that lies beneath an output directory.
+    public var file: String
 
-    public init(source: String, output: String) {
+    public init(source: String, output: String, file: String) {
         self.source = source
         self.output = output
+        self.file = file
     }
 
     /// `'a' reads 'out/b.txt', an output of 'b'`, or, when the source is a glob or a directory,

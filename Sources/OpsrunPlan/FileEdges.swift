@@ -56,7 +56,7 @@ enum FileEdges {
         // directory) reads, found once for them all: 10,000 instances reading `gen/*.h` search
         // once, and those reading `src/**/*.o` beside their own task's objects do not each walk
         // all 10,000 to drop them.
-        var shared: [String: [(writer: Int, output: String)]] = [:]
+        var shared: [String: [(writer: Int, output: String, beneath: Bool)]] = [:]
         for id in tasks.indices where !tasks[id].sources.isEmpty && tasks[id].each == nil {
             let place = paths.place(of: tasks[id], id: id)
             let own = tasks[id].instance?.task
@@ -64,31 +64,31 @@ enum FileEdges {
                 let template = tasks[id].sources[k].value
                 let expanded = paths.expand(template, of: tasks[id], id: id)
                 if expanded.isEmpty { continue }
-                func add(_ writer: Int, _ output: String) {
+                func add(_ writer: Int, _ output: String, _ beneath: Bool) {
                     guard lastReader[writer] != id else { return }
                     lastReader[writer] = id
-                    edges.append(FileEdge(
-                        task: id, prerequisite: writer, source: k, read: FileRead(source: expanded, output: output)))
+                    let read = FileRead(source: expanded, output: output, file: beneath ? expanded : output)
+                    edges.append(FileEdge(task: id, prerequisite: writer, source: k, read: read))
                 }
                 // Not the task itself, nor another instance of its own.
                 func isOther(_ writer: Int) -> Bool {
                     writer != id && (tasks[writer].instance?.task ?? tasks[writer].name) != (own ?? tasks[id].name)
                 }
                 guard let own, expanded == template else {
-                    index.writers(of: expanded, in: place) { writer, output in
-                        if isOther(writer) { add(writer, output) }
+                    index.writers(of: expanded, in: place) { writer, output, beneath in
+                        if isOther(writer) { add(writer, output, beneath) }
                     }
                     continue
                 }
                 let key = own + "\u{0}" + place + "\u{0}" + template
                 if shared[key] == nil {
-                    var found: [(writer: Int, output: String)] = []
-                    index.writers(of: expanded, in: place) { writer, output in
-                        if isOther(writer) { found.append((writer, output)) }
+                    var found: [(writer: Int, output: String, beneath: Bool)] = []
+                    index.writers(of: expanded, in: place) { writer, output, beneath in
+                        if isOther(writer) { found.append((writer, output, beneath)) }
                     }
                     shared[key] = found
                 }
-                for (writer, output) in shared[key]! { add(writer, output) }
+                for (writer, output, beneath) in shared[key]! { add(writer, output, beneath) }
             }
         }
         return edges
@@ -179,14 +179,15 @@ private struct OutputIndex {
     }
 
     /// Calls `found` with each task whose output `source` (a path or a glob, relative to the
-    /// directory keyed `place`) reads, and that output.
-    mutating func writers(of source: String, in place: String, _ found: (Int, String) -> Void) {
+    /// directory keyed `place`) reads, that output, and whether the source lies beneath it (an
+    /// output directory) rather than naming or holding it.
+    mutating func writers(of source: String, in place: String, _ found: (Int, String, Bool) -> Void) {
         if let literal = GlobPattern.literalPath(of: source) {
             let key = keys.key(literal, in: place)
-            if let exact = writers[key] { found(exact.writer, exact.shown) }
-            for output in outputs(above: key) { found(output.writer, output.shown) }
+            if let exact = writers[key] { found(exact.writer, exact.shown, false) }
+            for output in outputs(above: key) { found(output.writer, output.shown, true) }
             if key.isEmpty || directories.contains(key) {
-                forEach(beneath: key) { entry, _ in found(entry.writer, entry.shown) }
+                forEach(beneath: key) { entry, _ in found(entry.writer, entry.shown, false) }
             }
             return
         }
@@ -197,12 +198,12 @@ private struct OutputIndex {
         let prefix = (absolute ? "/" : "") + parts[..<firstWildcard].joined(separator: "/")
         parts.removeFirst(firstWildcard)
         let base = keys.key(GlobPattern.literalPath(of: prefix) ?? prefix, in: place)
-        if let exact = writers[base] { found(exact.writer, exact.shown) }
-        for output in outputs(above: base) { found(output.writer, output.shown) }
+        if let exact = writers[base] { found(exact.writer, exact.shown, true) }
+        for output in outputs(above: base) { found(output.writer, output.shown, true) }
         guard base.isEmpty || directories.contains(base) else { return }
         let pattern = GlobPattern(parts.joined(separator: "/"))
         forEach(beneath: base) { entry, relative in
-            if pattern.matches(relative) { found(entry.writer, entry.shown) }
+            if pattern.matches(relative) { found(entry.writer, entry.shown, false) }
         }
     }
 

@@ -53,16 +53,20 @@ import Testing
         #expect(tree.status == 0, "\(tree.stderr)")
         #expect(tree.stdout == """
             link
-            ├── compile[main.c]
-            └── compile[util.c]
+            ├── compile[main.c] (reads main.o)
+            └── compile[util.c] (reads util.o)
 
             """)
         let dot = try project.run("--graph", "--format", "dot", "link")
-        #expect(dot.stdout.contains("  \"link\" -> \"compile[main.c]\";\n  \"link\" -> \"compile[util.c]\";\n"), "\(dot.stdout)")
+        #expect(dot.stdout.contains("""
+              "link" -> "compile[main.c]" [label="main.o"];
+              "link" -> "compile[util.c]" [label="util.o"];
+
+            """), "\(dot.stdout)")
         let mermaid = try project.run("--graph", "--format", "mermaid", "link")
-        #expect(mermaid.stdout.contains("[\"compile[main.c]\"]") && mermaid.stdout.contains(" --> "), "\(mermaid.stdout)")
+        #expect(mermaid.stdout.contains("  n0 -->|\"main.o\"| n1\n"), "\(mermaid.stdout)")
         let json = try project.run("--graph", "--format", "json", "link")
-        #expect(json.stdout.contains("\"from\": \"link\",\n      \"to\": \"compile[util.c]\""), "\(json.stdout)")
+        #expect(json.stdout.contains("\"from\": \"link\",\n      \"to\": \"compile[util.c]\",\n      \"reads\": \"util.o\"\n"), "\(json.stdout)")
     }
 
     /// A failed prerequisite stops what reads its output, as a `deps` entry's would.
@@ -111,14 +115,14 @@ import Testing
         #expect(graph.status == 0, "\(graph.stderr)")
         #expect(graph.stdout == """
             pack
-            ├── compile[a]
-            └── compile[b]
+            ├── compile[a] (reads obj/a.o)
+            └── compile[b] (reads obj/b.o)
             ship
-            ├── compile[a] (see above)
-            ├── compile[b] (see above)
-            └── notes
+            ├── compile[a] (reads obj/a.o) (see above)
+            ├── compile[b] (reads obj/b.o) (see above)
+            └── notes (reads obj/notes.txt)
             docs
-            └── site
+            └── site (reads site/index.html)
 
             """)
     }
