@@ -90,7 +90,9 @@ struct CycleSearch {
             covered[edgeOffset[u] + k] = true
             let v = graph.prerequisites[u][k]
             let location = graph.prerequisiteLocations[u][k]
-            notes.append("  \(location): '\(graph.names[u])' depends on '\(graph.names[v])'")
+            let edge = graph.reads[u]?[v]?.describe(reader: graph.names[u], writer: graph.names[v])
+                ?? "'\(graph.names[u])' depends on '\(graph.names[v])'"
+            notes.append("  \(location): \(edge)")
             if index == 0 { file = location.file } else if file != location.file { file = nil }
         }
         return Diagnostic(

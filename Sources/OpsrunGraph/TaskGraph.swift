@@ -20,6 +20,9 @@ public struct TaskGraph: Sendable {
     public let dependents: [[Int]]
     /// Task id by name.
     public let index: [String: Int]
+    /// The edges a source made rather than `deps` (`reads[task][prerequisite]`), with the file
+    /// that made each: a cycle through one names it. Empty for the manifest's own graph.
+    public let reads: [Int: [Int: FileRead]]
 
     public init(manifest: Manifest) {
         let index = Self.index(of: manifest.tasks)
@@ -88,7 +91,11 @@ public struct TaskGraph: Sendable {
     /// A graph whose edges are known already: task `t` needs the ids `prerequisites[t]` (each
     /// once), whose entries are written at `prerequisiteLocations[t]`. For tasks made from the
     /// manifest's rather than read from it: the instances of `each` tasks (`TaskInstances`).
-    public init(file: String, tasks: [TaskSpec], prerequisites: [[Int]], prerequisiteLocations: [[SourceLocation]]) {
+    /// `reads`: which of those edges a file made (`TaskInstances`' file edges).
+    public init(
+        file: String, tasks: [TaskSpec], prerequisites: [[Int]], prerequisiteLocations: [[SourceLocation]],
+        reads: [Int: [Int: FileRead]] = [:]
+    ) {
         precondition(prerequisites.count == tasks.count && prerequisiteLocations.count == tasks.count)
         var dependentCount = [Int](repeating: 0, count: tasks.count)
         for ids in prerequisites {
@@ -96,13 +103,13 @@ public struct TaskGraph: Sendable {
         }
         self.init(
             file: file, tasks: tasks, prerequisites: prerequisites, prerequisiteLocations: prerequisiteLocations,
-            index: Self.index(of: tasks), dependentCount: dependentCount)
+            index: Self.index(of: tasks), dependentCount: dependentCount, reads: reads)
     }
 
     /// `dependentCount[p]`: how many tasks list `p`, so each `dependents` list is allocated once.
     private init(
         file: String, tasks: [TaskSpec], prerequisites: [[Int]], prerequisiteLocations: [[SourceLocation]],
-        index: [String: Int], dependentCount: [Int]
+        index: [String: Int], dependentCount: [Int], reads: [Int: [Int: FileRead]] = [:]
     ) {
         var dependents = dependentCount.map { count -> [Int] in
             var list: [Int] = []
@@ -119,6 +126,7 @@ public struct TaskGraph: Sendable {
         self.prerequisiteLocations = prerequisiteLocations
         self.dependents = dependents
         self.index = index
+        self.reads = reads
     }
 
     /// Number of tasks.

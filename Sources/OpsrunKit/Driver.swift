@@ -52,7 +52,7 @@ public enum Driver {
                 })
                 return .success
             case .taskNames:
-                let graph = project.hasEach
+                let graph = project.expandsTasks
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
                     : project.graph
                 // A namespace with a `default` is a name too: `opsrun web` runs web's default.
@@ -62,7 +62,7 @@ public enum Driver {
             case .initialize:
                 return .usage  // handled before a manifest is looked for
             case .graph:
-                let instances = project.hasEach
+                let instances = project.expandsTasks
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment) : nil
                 let graph = instances?.graph ?? project.graph
                 var roots: [Int] = []

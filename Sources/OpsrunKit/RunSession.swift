@@ -48,6 +48,12 @@ public struct RunSession {
         // or needs an `each` task whose values could not be made, is a usage error, exit 2, as a
         // bad manifest is; all such errors at once.
         var problems = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text(of: $0) }
+        // `${OUTDIR}/x` with OUTDIR unset is `/x`: never a path to write at, or read from, by mistake.
+        let unsetPrefixes = UnsetPathPrefixes.problems(selection: selection, builder: operationBuilder)
+        if !unsetPrefixes.isEmpty {
+            problems += unsetPrefixes
+            problems.sort(by: Diagnostic.byPlace)
+        }
         if !instances.failures.isEmpty {
             let selected = Set(selection)
             problems += instances.failures.filter { selected.contains($0.task) }.map { $0.diagnostic }

@@ -25,9 +25,12 @@ public enum EmptyPaths {
             if spec.depfile?.isEmpty == true, let depfile = task.depfile { entries.append(("depfile", depfile)) }
             for (key, template) in entries where reported.insert(template.location).inserted {
                 let entry = key == "depfile" ? "'depfile'" : "an entry of '\(key)'"
+                // Named: the variable used as it is (`${INPUT}`, `${DEPS%.d}`) is the one to set.
+                let variable = Interpolation.unguardedReferences(in: template.value).first
+                let fix = variable.map { "set \($0), or give it a default ('${\($0):-...}')" }
+                    ?? "set the variable, or give it a default ('${NAME:-...}')"
                 diagnostics.append(.error(
-                    "\(entry) of task '\(name)' is empty once expanded ('\(template.value)'); a path cannot be empty: "
-                        + "set the variable, or give it a default ('${NAME:-...}')",
+                    "\(entry) of task '\(name)' is empty once expanded ('\(template.value)'); a path cannot be empty: \(fix)",
                     at: template.location))
             }
         }

@@ -14,6 +14,13 @@ public struct Project: Sendable {
     /// expand it (`TaskInstances`).
     public var hasEach: Bool { manifest.tasks.contains { $0.each != nil } }
 
+    /// Whether the graph a run works on may differ from the manifest's: a task has `each`, or a
+    /// source may be another task's output (an edge, `FileEdges`). `--graph` then shows
+    /// `TaskInstances`' graph.
+    public var expandsTasks: Bool {
+        hasEach || (manifest.tasks.contains { !$0.sources.isEmpty } && manifest.tasks.contains { !$0.outputs.isEmpty })
+    }
+
     /// The manifest's text, for rendering diagnostics with their source line.
     public var text: String { String(decoding: UTF8Text.content(bytes), as: UTF8.self) }
 

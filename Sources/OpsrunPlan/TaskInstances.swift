@@ -10,13 +10,17 @@ import OpsrunIncremental
 //     `opsrun compile` mean every instance, through it. A dependent gets one edge, not one per
 //     instance, so two `each` tasks of 100,000 instances joined by `deps` stay 200,000 edges.
 // A task whose glob matches nothing has no instances: it is a group of the task's own `deps`,
-// and succeeds as a group does. A task whose values cannot be made (`${NAME:?}` unset, a value
-// empty once expanded, a string without wildcards naming no file) has none either, and an error
+// and succeeds as a group does; so does one whose glob, or every value of whose list, is empty once
+// expanded (`"${DISPATCH:+x.c}"` with DISPATCH unset: an `each` over nothing; a list value empty
+// once expanded is dropped). A task whose values cannot be made (`${NAME:?}` unset, a string
+// without wildcards naming no file) has none either, and an error
 // kept for it: a run that needs the task reports it (with every other such error) before
 // anything starts; a run that does not, `--list` and `--graph` go on without its instances.
 //
-// The manifest (and its cache) keeps `each` as written, and cycles are looked for there: a cycle
-// among instances is one among their tasks. Globs are expanded here, once, when the run starts,
+// The manifest (and its cache) keeps `each` as written, and `deps` cycles are looked for there: a
+// cycle among instances is one among their tasks. Then the edges sources make (`FileEdges`: a
+// source that is another task's output) are added between instances, and only a graph that got
+// some is searched for cycles again. Globs are expanded here, once, when the run starts,
 // relative to the task's `dir`, sorted by bytes, with the glob engine of `sources`.
 
 /// The tasks of a run with every `each` task expanded into its instances.
@@ -54,25 +58,67 @@ public struct TaskInstances: Sendable {
         defaultTasks = project.manifest.defaultTasks.map { $0.value }
         manifestName = project.source.displayName
         namespaces = project.manifest.namespaces
-        guard declared.tasks.contains(where: { $0.each != nil }) else {
-            graph = declared
+        let expanded: TaskGraph
+        if declared.tasks.contains(where: { $0.each != nil }) {
+            var expansion = Expansion(
+                declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
+            expansion.run()
+            expanded = TaskGraph(
+                file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
+                prerequisiteLocations: expansion.locations)
+            instanceCounts = expansion.instanceCounts
+            empty = expansion.empty
+            failures = expansion.failures
+            globs = expansion.globs
+            if expanded.index.count != expanded.count { throw Self.sameNames(in: expanded, text: project.text) }
+        } else {
+            expanded = declared
             instanceCounts = Array(repeating: nil, count: declared.count)
             empty = []
             failures = []
             globs = []
+        }
+        let edges = FileEdges.find(in: expanded.tasks, manifestDirectory: project.manifest.directory, environment: environment)
+        if edges.isEmpty {
+            graph = expanded
             return
         }
-        var expansion = Expansion(
-            declared: declared, directory: project.manifest.directory, environment: environment, text: project.text)
-        expansion.run()
-        graph = TaskGraph(
-            file: declared.file, tasks: expansion.tasks, prerequisites: expansion.prerequisites,
-            prerequisiteLocations: expansion.locations)
-        instanceCounts = expansion.instanceCounts
-        empty = expansion.empty
-        failures = expansion.failures
-        globs = expansion.globs
-        if graph.index.count != graph.count { throw Self.sameNames(in: graph, text: project.text) }
+        graph = Self.adding(edges, to: expanded)
+        // A cycle only a file makes (`a` reads `b`'s output, `b` needs `a`) is one like any other,
+        // found before anything runs; its note names the source that made it.
+        let cycles = CycleFinder.cycles(in: graph)
+        if !cycles.isEmpty { throw ProjectError(diagnostics: cycles, sources: project.sourceTexts) }
+    }
+
+    /// `graph` with the edges sources make (`FileEdges`) after each task's own `deps`, at the
+    /// place of the source that made each; none where a `deps` entry makes it already (the
+    /// writer, or the `each` task it is an instance of).
+    private static func adding(_ edges: [FileEdge], to graph: TaskGraph) -> TaskGraph {
+        var prerequisites = graph.prerequisites
+        var locations = graph.prerequisiteLocations
+        var reads: [Int: [Int: FileRead]] = [:]
+        // The `each` task each instance belongs to: instances follow their task.
+        var group = [Int](repeating: -1, count: graph.count)
+        var lastGroup = -1
+        for id in graph.tasks.indices {
+            if graph.tasks[id].each != nil { lastGroup = id } else if graph.tasks[id].instance != nil { group[id] = lastGroup }
+        }
+        var task = -1
+        var listed: Set<Int> = []
+        for edge in edges {
+            if edge.task != task {
+                task = edge.task
+                listed = Set(graph.prerequisites[task])
+            }
+            let writer = edge.prerequisite
+            if listed.contains(writer) || (group[writer] >= 0 && listed.contains(group[writer])) { continue }
+            prerequisites[task].append(writer)
+            locations[task].append(graph.tasks[task].sources[edge.source].location)
+            reads[task, default: [:]][writer] = edge.read
+        }
+        return TaskGraph(
+            file: graph.file, tasks: graph.tasks, prerequisites: prerequisites, prerequisiteLocations: locations,
+            reads: reads)
     }
 
     /// The error for instances that share a name (values that differ only in how they are split
@@ -170,6 +216,9 @@ private struct Expansion {
     var empty: [(task: Int, reason: String)] = []
     var failures: [(task: Int, diagnostic: Diagnostic)] = []
     var globs: [(task: Int, directory: String, pattern: String)] = []
+    /// Why the task being expanded has variables without values, besides globs matching nothing:
+    /// `'${DISPATCH:+x.c}' is empty once expanded`.
+    var emptied: [String] = []
 
     init(declared: TaskGraph, directory: String, environment: EnvironmentBuilder, text: String?) {
         self.declared = declared
@@ -184,6 +233,7 @@ private struct Expansion {
         var values: [[[String]]?] = []
         values.reserveCapacity(declared.count)
         var newID = [Int](repeating: 0, count: declared.count)
+        var reasons: [Int: [String]] = [:]
         var next = 0
         for id in declared.tasks.indices {
             newID[id] = next
@@ -193,6 +243,7 @@ private struct Expansion {
                 continue
             }
             let taskValues: [[String]]
+            emptied = []
             do {
                 taskValues = try self.values(of: each, task: declared.tasks[id], id: newID[id])
             } catch {
@@ -200,6 +251,7 @@ private struct Expansion {
                 taskValues = each.variables.map { _ in [] }
             }
             let count = taskValues.reduce(1) { $0 * $1.count }
+            if !emptied.isEmpty { reasons[id] = emptied }
             instanceCounts[id] = count
             values.append(taskValues)
             next += count
@@ -223,7 +275,7 @@ private struct Expansion {
             if count == 0 {
                 prerequisites.append(needs)
                 locations.append(places)
-                if failures.last?.task != newID[id] { empty.append((newID[id], emptyReason(each, taskValues))) }
+                if failures.last?.task != newID[id] { empty.append((newID[id], emptyReason(each, taskValues, reasons[id] ?? []))) }
                 continue
             }
             prerequisites.append(Array((newID[id] + 1)...(newID[id] + count)))
@@ -262,8 +314,9 @@ private struct Expansion {
     /// Each variable's values, in order: a list's as written, a glob's files sorted by bytes;
     /// `${...}` expanded with the task's variables, in all the shell's forms; a failed
     /// `${NAME:?message}` is an error at its place, as in `dir`, `sources` and `outputs`, and so
-    /// is a list value that expands to nothing, and a string without wildcards that names no file
-    /// (`PY: "3.11"`, meant as one value: as a source without wildcards must exist).
+    /// is a string without wildcards that names no file (`PY: "3.11"`, meant as one value: as a
+    /// source without wildcards must exist). A value empty once expanded is no value: a list drops
+    /// it, a glob has none (`emptied` says why, for `-v`).
     mutating func values(of each: EachSpec, task: TaskSpec, id: Int) throws(Diagnostic) -> [[String]] {
         let variables = environment.taskVariables(forTask: task.name, taskEnvironment: task.environment)
         func expand(_ value: Located<String>, _ what: @autoclosure () -> String) throws(Diagnostic) -> String {
@@ -281,22 +334,32 @@ private struct Expansion {
             let what = "'\(variable.name)' in 'each' of task '\(task.name)'"
             switch variable.values {
             case .list(let list):
-                values = try list.map { (value) throws(Diagnostic) in
+                var kept: [String] = []
+                for value in list {
                     let expanded = try expand(value, what)
-                    if expanded.isEmpty {
-                        throw .error("\(what) has a value that is empty once expanded ('\(value.value)')", at: value.location)
-                    }
+                    if expanded.isEmpty { continue }
                     if Self.hasControlCharacter(expanded) {
                         throw .error(
                             "\(what) has a value with a control character (a newline or tab would break the lines its instance's name is in)",
                             at: value.location)
                     }
-                    return expanded
+                    kept.append(expanded)
+                }
+                values = kept
+                if values.isEmpty {
+                    let written = list.map { "'\($0.value)'" }.joined(separator: ", ")
+                    emptied.append(list.count == 1
+                        ? "\(written) is empty once expanded" : "every value of '\(variable.name)' is empty once expanded (\(written))")
                 }
             case .glob(let pattern):
                 let dir = try task.directory.map { (dir) throws(Diagnostic) in try expand(dir, "'dir' of task '\(task.name)'") }
                 let base = task.workingDirectory(expandedDir: dir).map { FileText.absolute($0, relativeTo: directory) } ?? directory
                 let expanded = try expand(pattern, what)
+                if expanded.isEmpty {
+                    emptied.append("'\(pattern.value)' is empty once expanded")
+                    values = []
+                    break
+                }
                 globs.append((id, base, expanded))
                 let expansion = GlobPattern(expanded).expand(in: base)
                 if expansion.isMissing {
@@ -330,11 +393,15 @@ private struct Expansion {
     }
 
     /// `'src/**/*.c' matches no file` for the globs that matched nothing.
-    func emptyReason(_ each: EachSpec, _ values: [[String]]) -> String {
+    /// and why the others have no values (`emptied`).
+    func emptyReason(_ each: EachSpec, _ values: [[String]], _ emptied: [String]) -> String {
         let patterns = zip(each.variables, values).compactMap { variable, values -> String? in
-            guard values.isEmpty, case .glob(let pattern) = variable.values else { return nil }
+            guard values.isEmpty, case .glob(let pattern) = variable.values,
+                !emptied.contains("'\(pattern.value)' is empty once expanded")
+            else { return nil }
             return "'\(pattern.value)'"
         }
-        return "\(patterns.joined(separator: " and ")) \(patterns.count == 1 ? "matches" : "match") no file"
+        let unmatched = patterns.isEmpty ? [] : ["\(patterns.joined(separator: " and ")) \(patterns.count == 1 ? "matches" : "match") no file"]
+        return (emptied + unmatched).joined(separator: "; ")
     }
 }

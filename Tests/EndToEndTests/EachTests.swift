@@ -276,7 +276,7 @@ import Testing
         let message = "is empty once expanded"
         #expect(run.stderr.contains(
             "Tasksfile.yaml:4:15: error: an entry of 'sources' of task 'pack' is empty once expanded ('${INPUT}'); "
-                + "a path cannot be empty: set the variable, or give it a default ('${NAME:-...}')"), "\(run.stderr)")
+                + "a path cannot be empty: set INPUT, or give it a default ('${INPUT:-...}')"), "\(run.stderr)")
         #expect(run.stderr.contains("Tasksfile.yaml:5:24: error: an entry of 'outputs' of task 'pack' \(message) ('${EXTRA}')"))
         #expect(run.stderr.contains("Tasksfile.yaml:6:14: error: 'depfile' of task 'pack' \(message) ('${DEPS%.d}')"))
         // Once for the task, not once per instance.

@@ -7,22 +7,27 @@ import OpsrunManifest
 ///
 /// Shows the given root tasks and everything they need. With no roots it shows every task: the
 /// tasks nothing depends on, then (only possible with a cycle) any task they do not reach, each in
-/// manifest order. Edges go from a task to its prerequisite, as in `deps`.
+/// manifest order. Edges go from a task to its prerequisite, as in `deps`; an edge a source made
+/// (a source that is the prerequisite's output, docs/manual/up-to-date.md) says which file it reads.
 public enum GraphPrinter {
     /// The graph in `format`; every format applies. Output ends with a newline unless empty.
     ///
     /// - `text`: a tree per root, as `tree` draws it. A task reached again is shown once with its
     ///   prerequisites; later mentions read `name (see above)`. Past `indentedDepth` levels the
     ///   indent stops growing and each line carries its depth (`└── [17] name`), so a chain of
-    ///   10,000 tasks prints 10,000 short lines, not 190 MiB of spaces.
+    ///   10,000 tasks prints 10,000 short lines, not 190 MiB of spaces. A prerequisite a file
+    ///   made reads `compile[main.c] (reads main.o)`.
     /// - `json`, fields in this order; tasks in manifest order, edges by task then `deps` order:
     ///   ```
     ///   {"tasks": [{"name": "build", "deps": ["compile"], "queue": "net" | null,
     ///               "priority": "very-low" | "low" | "normal" | "high" | "very-high"}],
     ///    "edges": [{"from": "build", "to": "compile"}]}
     ///   ```
-    /// - `dot`: `digraph opsrun { ... }` with quoted names, `"build" -> "compile";`.
-    /// - `mermaid`: `graph TD` with ids `n0`, `n1`, … and quoted labels, so any name renders.
+    ///   an edge a file made has `"reads": "main.o"` after `to`.
+    /// - `dot`: `digraph opsrun { ... }` with quoted names, `"build" -> "compile";`; a file's edge
+    ///   `"link" -> "compile[main.c]" [label="main.o"];`.
+    /// - `mermaid`: `graph TD` with ids `n0`, `n1`, … and quoted labels, so any name renders; a
+    ///   file's edge `n0 -->|"main.o"| n1`.
     public static func render(_ graph: TaskGraph, roots: [Int] = [], format: OutputFormat) -> String {
         var text = ""
         write(graph, roots: roots, format: format) { text += $0 }
@@ -74,13 +79,14 @@ public enum GraphPrinter {
         var printed = [Bool](repeating: false, count: graph.count)
         // Iterative pre-order: each entry is a task, its depth, the text before its name, and the
         // text before its prerequisites' lines (which stops growing at `indentedDepth`).
-        var stack: [(task: Int, depth: Int, lead: String, childLead: String)] = []
+        var stack: [(task: Int, depth: Int, lead: String, childLead: String, reads: String?)] = []
         for root in roots {
-            stack.append((root, 0, "", ""))
-            while let (task, depth, lead, childLead) = stack.popLast() {
+            stack.append((root, 0, "", "", nil))
+            while let (task, depth, lead, childLead, reads) = stack.popLast() {
                 out.append(lead)
                 if depth > indentedDepth { out.append("[\(depth)] ") }
                 out.append(graph.names[task])
+                if let reads { out.append(" (reads \(reads))") }
                 if !services.isEmpty, let note = services[task] { out.append(" (\(note))") }
                 if printed[task] {
                     out.append(" (see above)\n")
@@ -90,10 +96,11 @@ public enum GraphPrinter {
                 printed[task] = true
                 let prerequisites = graph.prerequisites[task]
                 let grows = depth < indentedDepth
+                let files = graph.reads[task]
                 for (i, p) in prerequisites.enumerated().reversed() {
                     let last = i == prerequisites.count - 1
                     let below = grows ? childLead + (last ? "    " : "│   ") : childLead
-                    stack.append((p, depth + 1, childLead + (last ? "└── " : "├── "), below))
+                    stack.append((p, depth + 1, childLead + (last ? "└── " : "├── "), below, files?[p]?.file))
                 }
             }
         }
@@ -123,8 +130,11 @@ public enum GraphPrinter {
                 ])))
             }
             tasks.append(.object(fields))
-            for dep in deps {
-                edges.append(.object([("from", .string(graph.names[id])), ("to", .string(dep))]))
+            let files = graph.reads[id]
+            for p in graph.prerequisites[id] {
+                var edge: [(String, OrderedJSON)] = [("from", .string(graph.names[id])), ("to", .string(graph.names[p]))]
+                if let read = files?[p] { edge.append(("reads", .string(read.file))) }
+                edges.append(.object(edge))
             }
         }
         return OrderedJSON.object([("tasks", .array(tasks)), ("edges", .array(edges))]).rendered
@@ -140,8 +150,10 @@ public enum GraphPrinter {
             }
         }
         for id in ids {
+            let files = graph.reads[id]
             for p in graph.prerequisites[id] {
-                out.append("  \(dotQuoted(graph.names[id])) -> \(dotQuoted(graph.names[p]));\n")
+                let label = files?[p].map { " [label=\(dotQuoted($0.file))]" } ?? ""
+                out.append("  \(dotQuoted(graph.names[id])) -> \(dotQuoted(graph.names[p]))\(label);\n")
             }
         }
         out.append("}\n")
@@ -171,7 +183,11 @@ public enum GraphPrinter {
             out.append("  n\(n)[\"\(mermaidLabel(graph.names[id] + (service ? " (service)" : "")))\"]\n")
         }
         for id in ids {
-            for p in graph.prerequisites[id] { out.append("  n\(node[id]) --> n\(node[p])\n") }
+            let files = graph.reads[id]
+            for p in graph.prerequisites[id] {
+                let label = files?[p].map { "|\"\(mermaidLabel($0.file))\"|" } ?? ""
+                out.append("  n\(node[id]) -->\(label) n\(node[p])\n")
+            }
         }
     }
 

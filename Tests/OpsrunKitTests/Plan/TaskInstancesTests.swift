@@ -142,14 +142,24 @@ import Testing
             .instances.graph.names == ["t", "t[main.c]"])
     }
 
-    @Test func aListValueThatIsEmptyOnceExpandedIsAnError() {
-        #expect(Self.errors("""
+    /// An `each` over nothing gives no instance: an empty value is no value.
+    @Test func aValueThatIsEmptyOnceExpandedIsNoValue() throws {
+        let dropped = try Self.expand("tasks:\n  g:\n    each: { F: [a, \"${NOPE}\"] }\n    run: echo\n").instances
+        #expect(dropped.graph.names == ["g", "g[a]"])
+        #expect(dropped.failures.isEmpty)
+        let none = try Self.expand("""
             tasks:
               g:
-                each: { F: [a, "${NOPE}"] }
+                each: { F: "${NOPE:+x.c}" }
                 run: echo
-            """) == [
-            "Tasksfile.yaml:3:20: error: 'F' in 'each' of task 'g' has a value that is empty once expanded ('${NOPE}')",
+              h:
+                each: { F: ["${NOPE}", "${NOPE:+y}"], G: [a] }
+                run: echo
+            """).instances
+        #expect(none.graph.names == ["g", "h"])
+        #expect(none.empty.map(\.reason) == [
+            "'${NOPE:+x.c}' is empty once expanded",
+            "every value of 'F' is empty once expanded ('${NOPE}', '${NOPE:+y}')",
         ])
     }
 
