@@ -91,6 +91,11 @@ package final class RemotePrefetch: @unchecked Sendable {
 
     private var firstProblemOrStopped: String { problem ?? "stopped" }
 
+    /// Blobs fetched ahead for one entry are held in memory before its restore has checked where
+    /// it writes: an entry naming more than this (its sizes are the server's word) has its blobs
+    /// fetched by the restore, after its checks.
+    static let blobsLimit: Int64 = 256 << 20
+
     /// The entry came: done, unless it names blobs that are not local, which are fetched next.
     private func entryCame(_ hex: String, _ reply: RemoteReply) {
         guard case .found(let bytes) = reply, let entry = CacheEntry(decoding: bytes) else {
@@ -98,7 +103,10 @@ package final class RemotePrefetch: @unchecked Sendable {
         }
         var hashes: Set<String> = []
         let needed = entry.blobs.filter { hashes.insert($0.hash).inserted && !isLocal($0) }
-        guard !needed.isEmpty else { return finish(hex, Fetched(entry: reply)) }
+        // Saturated just above the limit: the sizes are anything up to Int64.max.
+        let over = Self.blobsLimit + 1
+        let size = needed.reduce(Int64(0)) { min($0 + min($1.size, over), over) }
+        guard !needed.isEmpty, size <= Self.blobsLimit else { return finish(hex, Fetched(entry: reply)) }
         locked { partial[hex] = (Fetched(entry: reply), needed.count) }
         for blob in needed {
             send("cas/" + blob.hash, maxSize: blob.size) { reply in

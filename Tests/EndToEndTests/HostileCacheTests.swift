@@ -323,6 +323,9 @@ import Testing
         #expect(result.status == 0)
         #expect(sandbox.ran() == ["build"])
         let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        // Without a resolver to answer (a machine off the network), the name is not found in time.
+        let offline = "warning: remote cache \(url): could not connect in time; going on without it"
+        if kind == "a host that does not exist", warnings == [Substring(offline)] { return }
         #expect(warnings == ["warning: remote cache \(url): \(reason); going on without it"], "\(result.stderr)")
     }
 

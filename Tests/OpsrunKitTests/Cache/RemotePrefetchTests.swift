@@ -89,6 +89,21 @@ import Testing
         #expect(prefetch.take(keys[3]) == nil && server.asked.count == 1)
     }
 
+    /// Its sizes are the server's word: blobs too large to hold before the restore has checked the
+    /// entry are left to the restore.
+    @Test func anEntryNamingMoreThanTheLimitHasNoBlobFetchedAhead() {
+        let server = HeldServer()
+        let prefetch = RemotePrefetch(client: server, limit: 4) { _ in false }
+        let blob = CacheEntry.Blob(hash: String(repeating: "ab", count: 32), size: 1 << 40)
+        let huge = CacheEntry(files: [CacheEntry.File(path: "out/1", blob: blob, mode: 0o644)])
+        prefetch.start(keys[0])
+        server.answer("ac/" + keys[0].hex, .found(huge.encoded(inlining: false)))
+        #expect(server.asked == ["ac/" + keys[0].hex])
+        // Had it been asked for, `take` would wait for it.
+        for path in server.asked.dropFirst() { server.answer(path, .missing) }
+        #expect(prefetch.take(keys[0])?.blobs.isEmpty == true)
+    }
+
     @Test func aRestoreTakesWhatWasFetchedAheadWithoutAskingAgain() throws {
         let scratch = ScratchDirectory()
         scratch.write("a/out/x.bin", "xyz")
