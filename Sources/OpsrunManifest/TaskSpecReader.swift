@@ -71,6 +71,11 @@ struct TaskSpecReader {
 
     static let plausibleTaskNames: Set<String> = ["run", "cache", "service", "cleanup"]
 
+    /// `.`, `./`, `..`, `../..`: a path made only of `.` and `..` components.
+    static func namesItsOwnDirectoryOrAbove(_ path: String) -> Bool {
+        !path.hasPrefix("/") && path.split(separator: "/").allSatisfy { $0 == "." || $0 == ".." }
+    }
+
     static func keySuggestion(for key: String) -> String {
         ManifestChecker.keySuggestion(for: key, keys: keys, borrowed: borrowedKeys)
     }
@@ -257,6 +262,16 @@ struct TaskSpecReader {
             guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
             else { return }
             for path in paths { checker.checkExpansions(path.value, at: path.location, in: what) }
+            if kind == .outputs {
+                // `.` stands for every file in the task's directory: its sources and the manifest
+                // too, which a run would then count as its outputs and a restore would overwrite.
+                for path in paths where Self.namesItsOwnDirectoryOrAbove(path.value) {
+                    checker.error(
+                        "an output of task '\(name)' is '\(path.value)', the task's own directory or one above it, "
+                            + "which holds its sources and the manifest; name the files or a directory it writes (build/, dist/)",
+                        at: path.location)
+                }
+            }
             if kind == .sources { spec.sources = paths } else { spec.outputs = paths }
         case .requires:
             if case .mapping = node.content {

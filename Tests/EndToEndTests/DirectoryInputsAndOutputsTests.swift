@@ -98,4 +98,39 @@ import Testing
         let second = try project.run("compile", "--explain")
         #expect(second.stdout == "0 succeeded, 2 up to date\n", "\(second.stdout)")
     }
+
+    /// `sources: [.]` is every file in the task's directory, not in `/`: the walk began at the
+    /// file system's root, read /proc for minutes and never ended.
+    @Test func theTasksOwnDirectoryAsASourceIsEveryFileInItAndNothingElse() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              count:
+                dir: sub
+                sources: [.]
+                outputs: [../count.txt]
+                run: ls -A | wc -l > ../count.txt
+            """, files: ["sub/a.txt": "a\n", "sub/.hidden": "h\n"])
+        #expect(try project.run("count").status == 0)
+        #expect(try project.run("count").stdout == "0 succeeded, 1 up to date\n")
+        try write(project, "sub/.hidden", "changed\n")
+        let changed = try project.run("count", "--explain")
+        #expect(changed.stdout.hasPrefix("count runs: source .hidden changed\n"), "\(changed.stdout)")
+    }
+
+    @Test func anOutputThatIsTheTasksOwnDirectoryIsAnError() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              gen:
+                dir: sub
+                sources: [../in.txt]
+                outputs: [out, "."]
+                run: echo gen > g.txt
+            """, files: ["in.txt": "1\n"])
+        let result = try project.run("gen")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix(
+            "Tasksfile.yaml:5:20: error: an output of task 'gen' is '.', the task's own directory or one above it, "
+                + "which holds its sources and the manifest; name the files or a directory it writes (build/, dist/)\n"),
+            "\(result.stderr)")
+    }
 }

@@ -54,7 +54,10 @@ public struct GlobPattern: Hashable, Sendable, CustomStringConvertible {
     /// directory named in `sources` or `outputs` stands for (`directory/**` would skip
     /// `.config`). `.git` and `.opsrun` are skipped still.
     static func everyFile(beneath directory: String) -> GlobPattern {
-        var pattern = GlobPattern(directory + "/**")
+        // `.` (the task's own directory, normalized to nothing) is `**`, never `/**`: the whole
+        // file system.
+        let base = directory.isEmpty || directory == "." ? "" : directory.hasSuffix("/") ? directory : directory + "/"
+        var pattern = GlobPattern(base + "**")
         pattern.includesHiddenNames = true
         return pattern
     }
