@@ -12,10 +12,28 @@ final class ConfinedDirectory {
     private var opened: [String: Int32] = [:]
     private var temporaryCount = 0
 
-    /// `nil` when `path` cannot be opened as a directory.
-    init?(_ path: String) {
-        root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard root >= 0 else { return nil }
+    /// `nil` when `path` cannot be opened as a directory, or one of `below` (the directories
+    /// under it that lead to the root wanted, each opened with `O_NOFOLLOW`) is not a directory:
+    /// a task's directory that is a link out of the project is not written through.
+    init?(_ path: String, below parts: [Substring] = []) {
+        var descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        for part in parts {
+            let next = openat(descriptor, String(part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(descriptor)
+            guard next >= 0 else { return nil }
+            descriptor = next
+        }
+        root = descriptor
+    }
+
+    /// Removes the file `path` (below the root) if it is one, following no link.
+    func remove(_ path: String) {
+        let parts = path.split(separator: "/")
+        guard let name = parts.last, let parent = directory(parts.dropLast(), making: false) else { return }
+        var info = stat()
+        guard fstatat(parent, String(name), &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT != S_IFDIR else { return }
+        unlinkat(parent, String(name), 0)
     }
 
     deinit {

@@ -88,11 +88,19 @@ package final class OutputCache {
         for path in paths {
             if let reason = place.refusal(of: path) { return .refused(reason) }
         }
+        if let conflict = place.conflict(among: paths) {
+            return .refused("names both '\(conflict.file)' and '\(conflict.beneath)' beneath it")
+        }
         // An entry with no file at all (an empty answer reads as one) restores nothing of a task
         // that declares outputs.
         guard !paths.isEmpty, Set(paths).count == paths.count, place.isWhole(paths),
-            let directory = ConfinedDirectory(place.taskDirectory)
+            let below = place.taskDirectoryInProject
         else { return .missed }
+        // Opened from the project's root down, through no link: a task directory that is a link
+        // (`dir: sub`, `sub -> /elsewhere`) is not written through.
+        guard let directory = ConfinedDirectory(place.projectRoot, below: below) else {
+            return .refused("would write through the task's directory, which is a symbolic link or not a directory")
+        }
         for path in paths {
             if let link = directory.link(on: path) {
                 return .refused("would write '\(path)' through the symbolic link '\(link)'")
@@ -124,8 +132,16 @@ package final class OutputCache {
         for output in place.directories(holding: paths) {
             guard directory.empty(output) else { return .missed }
         }
+        var written: [String] = []
         for file in entry.files {
-            guard write(file, into: directory, bytes: file.contents ?? fetched[file.blob.hash]) else { return .missed }
+            guard write(file, into: directory, bytes: file.contents ?? fetched[file.blob.hash]) else {
+                // Nothing of a restore that failed half way stays: the task runs, and a file
+                // left beneath an output directory would count as one of its outputs.
+                for path in written { directory.remove(path) }
+                for output in place.directories(holding: paths) { _ = directory.empty(output) }
+                return .refused("could not write '\(file.path)'")
+            }
+            written.append(file.path)
         }
         if fromServer {
             for index in entry.files.indices where entry.files[index].contents == nil {

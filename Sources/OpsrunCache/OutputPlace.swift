@@ -47,8 +47,22 @@ package struct OutputPlace: Sendable {
         literalOutputs.filter { output in !output.isEmpty && paths.contains { $0.hasPrefix(output + "/") } }
     }
 
+    /// Two paths of which one is a directory holding the other (`out/a` and `out/a/b`): an entry
+    /// that names both cannot be written whole, and is refused before anything is.
+    func conflict(among paths: [String]) -> (file: String, beneath: String)? {
+        let names = Set(paths)
+        for path in paths {
+            var parent = Substring(path)
+            while let slash = parent.lastIndex(of: "/") {
+                parent = parent[..<slash]
+                if names.contains(String(parent)) { return (String(parent), path) }
+            }
+        }
+        return nil
+    }
+
     /// The task's directory's components below the project's root; `nil` when it is not inside.
-    private var taskDirectoryInProject: [Substring]? {
+    var taskDirectoryInProject: [Substring]? {
         let root = projectRoot.hasSuffix("/") ? String(projectRoot.dropLast()) : projectRoot
         if taskDirectory == root || taskDirectory == root + "/" { return [] }
         guard taskDirectory.hasPrefix(root + "/") else { return nil }

@@ -122,6 +122,57 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.outside) == ["sentinel.txt"])
     }
 
+    /// An entry naming a file and a file beneath it (`dist/a` and `dist/a/b`) cannot be written
+    /// whole: refused before anything is written. Before, `dist/a/b` was written, `dist/a` failed,
+    /// the task ran, and the crafted file stayed in its output directory as one of its outputs.
+    @Test(arguments: [["dist/a/b", "dist/a"], ["dist/a", "dist/a/b"]])
+    func anEntryNamingAFileAndAFileBeneathItIsRefusedAndLeavesNothing(_ order: [String]) throws {
+        let sandbox = try Sandbox(manifest: """
+            default: build
+            tasks:
+              build:
+                sources: [src/main.c]
+                outputs: [dist, s.txt]
+                run: echo build >> ran.log && mkdir -p dist && cp src/main.c dist/real.txt && echo s > s.txt
+            """)
+        let entry = CraftedEntry(files: [CraftedEntry.File("s.txt", "crafted\n")] + order.map { CraftedEntry.File($0, "crafted\n") })
+        let server = try HostileCacheServer { _, path in path.hasPrefix("ac/") ? .body(entry.bytes) : .status(404) }
+        defer { server.stop() }
+        let result = try sandbox.run(server, "--remote-cache-read-only")
+        #expect(result.status == 0)
+        #expect(sandbox.ran() == ["build"])
+        #expect(result.stderr.contains("warning: cache entry for 'build' names both 'dist/a' and 'dist/a/b' beneath it; not restored"),
+            "\(result.stderr)")
+        #expect(try FileTree(sandbox.project.path("dist")).files.keys.sorted() == ["real.txt"])
+        #expect(try String(contentsOfFile: sandbox.project.path("s.txt"), encoding: .utf8) == "s\n")
+    }
+
+    /// A task whose directory is a symbolic link out of the project (`dir: sub`, `sub -> outside`)
+    /// is not restored through it.
+    @Test func aTaskDirectoryThatIsALinkOutOfTheProjectIsNotWrittenThrough() throws {
+        let sandbox = try Sandbox(manifest: """
+            default: build
+            tasks:
+              build:
+                dir: sub
+                sources: [in.txt]
+                outputs: [o.txt]
+                run: cp in.txt o.txt
+            """)
+        try "made by the task\n".write(toFile: sandbox.outside + "/in.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.project.path("sub"), withDestinationPath: sandbox.outside)
+        let entry = CraftedEntry(files: [CraftedEntry.File("o.txt", "crafted\n")])
+        let server = try HostileCacheServer { _, path in path.hasPrefix("ac/") ? .body(entry.bytes) : .status(404) }
+        defer { server.stop() }
+        let result = try sandbox.run(server, "--remote-cache-read-only")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains(
+            "warning: cache entry for 'build' would write through the task's directory, which is a symbolic link or not a directory; not restored"),
+            "\(result.stderr)")
+        // What the task itself wrote (it asked for that directory), never the entry's bytes.
+        #expect(try String(contentsOfFile: sandbox.outside + "/o.txt", encoding: .utf8) == "made by the task\n")
+    }
+
     // MARK: Emptied blobs
 
     /// A blob emptied in the cache directory (what a power loss can leave) is not reused by the next
