@@ -108,7 +108,7 @@ package struct CacheEntry: Equatable, Sendable {
 
     /// Reads an `ActionResult`; `nil` for bytes that are not one opsrun can restore (garbage, a
     /// failed action, a digest that is not a SHA-256, a path that would leave the task's directory,
-    /// inlined bytes that are not their digest's).
+    /// inlined bytes that are not their digest's, a size of 0 with another digest than no bytes').
     package init?(decoding bytes: [UInt8]) {
         guard let result = try? Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: bytes),
             result.exitCode == 0
@@ -136,10 +136,15 @@ package struct CacheEntry: Equatable, Sendable {
         }
     }
 
+    /// The blob of no bytes, the one blob of size 0.
+    private static let noBytes = Blob(of: [])
+
     /// The inlined bytes as `.some(bytes)`; `.some(nil)` when none are (an empty blob needs none);
-    /// `nil` when they are not the blob's.
+    /// `nil` when they are not the blob's. A blob of size 0 must be the digest of no bytes: with
+    /// any other it names content the entry does not hold, which a restore would write as an
+    /// empty file.
     private static func contents(_ data: Data, of blob: Blob) -> [UInt8]?? {
-        if blob.size == 0 { return .some([]) }
+        if blob.size == 0 { return data.isEmpty && blob == noBytes ? .some([]) : nil }
         if data.isEmpty { return .some(nil) }
         let bytes = [UInt8](data)
         guard Blob(of: bytes) == blob else { return nil }
