@@ -13,6 +13,8 @@ import OpsrunManifest
 let emptyDirectory: String = {
     var template = Array("/tmp/opsrun-fuzz-manifest.XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot make a temporary directory") }
+    // Removed when the process exits (libFuzzer, too, ends a run with exit).
+    atexit { _ = rmdir(emptyDirectory) }
     return String(cString: made)
 }()
 
