@@ -79,6 +79,20 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// The libFuzzer targets (docs/fuzzing.md), opt-in: only with OPSRUN_FUZZ=1 in the environment, so
+// that the ordinary build and the tests never compile them. Fuzz/run.sh builds them with
+// `--sanitize fuzzer -Xswiftc -DOPSRUN_FUZZING` into .build-fuzz; built without those, each is a
+// tool that runs the files it is given through the same check. Here, in this package, because
+// what they fuzz (CacheEntry) is `package`, not visible from another package.
+if Context.environment["OPSRUN_FUZZ"] == "1" {
+    package.targets += [
+        .executableTarget(
+            name: "opsrun-fuzz-manifest", dependencies: ["OpsrunCore", "OpsrunManifest"], path: "Fuzz/Manifest"),
+        .executableTarget(
+            name: "opsrun-fuzz-cache-entry", dependencies: ["OpsrunCore", "OpsrunCache"], path: "Fuzz/CacheEntry"),
+    ]
+}
+
 // A member is usable only in a file that imports its module. Foundation above all: our sources
 // import FoundationEssentials at most, but the packages they use import Foundation, and without
 // this a `text.contains("x")` anywhere resolved to Foundation's, whose one call linked Foundation,

@@ -147,9 +147,10 @@ package struct CacheEntry: Equatable, Sendable {
     }
 
     /// The inlined bytes as `.some(bytes)`; `.some(nil)` when none are (an empty blob needs none);
-    /// `nil` when they are not the blob's.
+    /// `nil` when they are not the blob's. (A blob of size 0 is the digest of no bytes: `blob(_:)`
+    /// refuses any other, which a restore would write as an empty file.)
     private static func contents(_ data: Data, of blob: Blob) -> [UInt8]?? {
-        if blob.size == 0 { return .some([]) }
+        if blob.size == 0 { return data.isEmpty ? .some([]) : nil }
         if data.isEmpty { return .some(nil) }
         let bytes = [UInt8](data)
         guard Blob(of: bytes) == blob else { return nil }
