@@ -92,6 +92,9 @@ final class ConfinedDirectory {
                 raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
             }
             if name == [46, 0] || name == [46, 46, 0] { continue }
+            // Never an output's (the walk that stores them skips them too): a `dist/.git`
+            // worktree is left alone.
+            if name == Array(".git".utf8CString) || name == Array(".opsrun".utf8CString) { continue }
             names.append(name)
         }
         var removed = true

@@ -30,6 +30,8 @@ package struct OutputPlace: Sendable {
             return shown + (leavesProject(parts) ? "which is outside the project" : "which is not a plain relative path")
         }
         if taskDirectoryInProject == nil { return shown + "which is outside the project" }
+        // What no output holds (a directory output's files never include them): a hook or state.
+        if parts.contains(where: { $0 == ".git" || $0 == ".opsrun" }) { return shown + "which is not one of its outputs" }
         let literals = literalOutputs
         if literals.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { return nil }
         if outputs.contains(where: { GlobPattern.literalPath(of: $0) == nil && GlobPattern($0).matches(path) }) { return nil }

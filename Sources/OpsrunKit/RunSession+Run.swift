@@ -86,11 +86,16 @@ extension RunSession {
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
         let (tasks, selection, specs) = (instances.graph.tasks, selection, incremental.tasks)
+        // The cacheable tasks (the one definition, `StrictEnvironment.isCacheable`) that opsrun
+        // stores today: those with `sources` and no depfile (a depfile's inputs are known only
+        // after a run; a link's are only its prerequisites' outputs).
+        let graph = instances.graph
         let cacheable = {
             selection.indices.map { index in
-                let (task, spec) = (tasks[selection[index]], specs[index])
-                return task.cache && !task.interactive && !spec.commands.isEmpty && !spec.sources.isEmpty
-                    && !spec.outputs.isEmpty && spec.depfile == nil
+                let spec = specs[index]
+                return !spec.sources.isEmpty && spec.depfile == nil
+                    && StrictEnvironment.isCacheable(
+                        tasks[selection[index]], prerequisites: graph.prerequisites[selection[index]], tasks: tasks)
             }
         }
         // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.

@@ -265,7 +265,7 @@ public struct RunSession {
             // Named as seen from where opsrun started, as the manifest is (`-C sub`: `sub/.env`).
             let shown = project.source.shownPath(file.value)
             do {
-                let read = try DotenvFile.parse(text, file: shown) { lookup[$0] ?? earlier[$0] }
+                let read = try DotenvFile.parse(text, file: shown, lookup: { lookup[$0] }, fallback: { earlier[$0] })
                 for (name, value) in read { earlier[name] = value }
                 values += read
             } catch {

@@ -12,9 +12,10 @@ public enum DotenvFile {
     /// KEY=VALUE lines; `#` comments, blank lines, optional `export `, single/double quoted values (double: \n escapes). Bad lines → Diagnostic with file:line:col.
     /// `${NAME}` in a value that is not single-quoted is expanded in the forms of `env` values:
     /// `lookup` first (opsrun's own environment, which wins over a dotenv file), then the file's
-    /// earlier lines.
+    /// earlier lines, then `fallback` (the files before it, which a later file overrides).
     public static func parse(
-        _ text: String, file: String, lookup: (String) -> String? = { _ in nil }
+        _ text: String, file: String, lookup: (String) -> String? = { _ in nil },
+        fallback: (String) -> String? = { _ in nil }
     ) throws(DiagnosticList) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         var diagnostics: [Diagnostic] = []
@@ -27,7 +28,7 @@ public enum DotenvFile {
             case .blank: break
             case .entry(let name, let template):
                 do {
-                    let value = try Interpolation.expand(template) { lookup($0) ?? earlier[$0] }
+                    let value = try Interpolation.expand(template) { lookup($0) ?? earlier[$0] ?? fallback($0) }
                     earlier[name] = value
                     result.append((name, value))
                 } catch {

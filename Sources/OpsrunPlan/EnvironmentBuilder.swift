@@ -5,9 +5,9 @@ import OpsrunManifest
 /// `dotenv` files, then opsrun's own environment (a variable set there keeps its value: a
 /// committed `.env` holds defaults, never overrides what CI sets), then the manifest's `env`, then
 /// the task's `env`, then `NAME=VALUE` arguments, plus `OPSRUN_TASK`. An included manifest's task
-/// also has its manifests' `dotenv` values, which fill in what neither opsrun's environment, the
-/// root's `dotenv` nor the root's `env` sets, before its manifests' `env` (which the loader put
-/// first in its own): a sub-project's `.env` is its own, never a sibling's. opsrun's own settings
+/// also has its manifests' `dotenv` values, over the root's `dotenv` but under opsrun's
+/// environment and the root's `env`, before its manifests' `env` (which the loader put first in
+/// its own): a sub-project's `.env` is its own, never a sibling's. opsrun's own settings
 /// (`OpsrunSettings`) reach no task.
 ///
 /// `${NAME}` in an `env` value sees everything layered before it, and the `NAME=VALUE` arguments

@@ -129,6 +129,16 @@ import Testing
             .hasPrefix("▶ show\nshow | http://cache.internal:8080 ${PORT}\n"))
     }
 
+    /// A later file's own earlier line wins over an earlier file, as its value does.
+    @Test func aDotenvValueSeesItsOwnFilesLinesBeforeAnEarlierFile() throws {
+        let project = try TemporaryProject("""
+            dotenv: [.env, .env.local]
+            tasks:
+              show: echo "$A $B"
+            """, files: [".env": "A=1\n", ".env.local": "A=2\nB=${A}\n"])
+        #expect(try run(project, "show").stdout.hasPrefix("▶ show\nshow | 2 2\n"))
+    }
+
     // MARK: - the key
 
     static let reading = """
