@@ -47,7 +47,8 @@ extension IncrementalRun {
     }
 
     /// Each declared output as it is now; a directory (named without wildcards) is followed by
-    /// every file beneath it, dot-files included: it stands for them (docs/manual/up-to-date.md).
+    /// every file beneath it, dot-files included, but those another task declares: it stands for
+    /// them (docs/manual/up-to-date.md).
     func outputStates(of task: IncrementalTaskSpec) -> [OutputState] {
         var states: [OutputState] = []
         states.reserveCapacity(task.outputs.count)
@@ -56,7 +57,8 @@ extension IncrementalRun {
                 let digest = digest(of: path, in: task)
                 states.append(OutputState(path: text, digest: digest))
                 if digest == .directory {
-                    for file in GlobPattern.everyFile(beneath: path).expand(in: task.absoluteDirectory).paths {
+                    for file in GlobPattern.everyFile(beneath: path).expand(in: task.absoluteDirectory).paths
+                    where !declaredOutputs.declaresElsewhere(DeclaredOutputs.path(file, in: task.absoluteDirectory), than: task.name) {
                         states.append(OutputState(path: file, digest: self.digest(of: file, in: task)))
                     }
                 }

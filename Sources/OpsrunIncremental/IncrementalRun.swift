@@ -26,7 +26,7 @@ public final class IncrementalRun {
     let hasher: FileHasher
     private let force: Bool
     /// The tasks given to `init`, by index: a check by index records only the index below.
-    private let tasks: [IncrementalTaskSpec]
+    let tasks: [IncrementalTaskSpec]
     /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
     private var isChecked: [Bool]
     private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
@@ -59,6 +59,9 @@ public final class IncrementalRun {
     /// absolute), while `remembersDigests`: no command has started yet, so none has changed.
     var rememberedDigests: [String: ContentDigest?] = [:]
     var remembersDigests = true
+    /// Every task's declared outputs, made when an output directory is first expanded (a run
+    /// without one never makes it): a file another task declares is not that directory's.
+    lazy var declaredOutputs = DeclaredOutputs(of: tasks)
     /// When each running task with a depfile started, by `startClock`.
     private var startTimes: [String: Int64] = [:]
     /// The clock of `startTimes`: the one file times are stamped with (tests move it).
@@ -161,7 +164,7 @@ public final class IncrementalRun {
             effectiveIndices = index.flatMap { effectivePrerequisites(ofIndex: $0) }
             prerequisites = effectiveIndices.map { $0.map { tasks[$0].name } } ?? effectivePrerequisites(of: task)
             input.prerequisiteOutputs = prerequisites.map { name in
-                PrerequisiteOutputs(task: name, outputs: withoutOwnOutputs(of: task, in: outputsLeft(by: name), of: name))
+                PrerequisiteOutputs(task: name, outputs: outputsLeft(by: name))
             }
         }
         var verdict = UpToDateCheck.verdict(
@@ -386,23 +389,6 @@ public final class IncrementalRun {
             result.append(next)
         }
         return result
-    }
-
-    /// `outputs` the prerequisite named left, less the files `task` itself declares as outputs.
-    /// A task may write into its prerequisite's output directory (`mkdir: { outputs: [build] }`,
-    /// `compile: { outputs: [build/a.o] }`): its own output found there is no change of that
-    /// prerequisite, or it would run again every time. Only an output directory holds other
-    /// tasks' files, so a prerequisite without one costs a scan of its few outputs.
-    private func withoutOwnOutputs(
-        of task: IncrementalTaskSpec, in outputs: [FileDigest], of prerequisite: String
-    ) -> [FileDigest] {
-        guard !task.outputs.isEmpty, outputs.contains(where: { $0.digest == .directory }),
-            let directory = checkedDirectory(of: prerequisite)
-        else { return outputs }
-        let own = DeclaredOutputs(of: [task])
-        return outputs.filter { file in
-            file.digest == .directory || !own.contains(source: FileSystem.join(directory, file.path), of: task)
-        }
     }
 
     /// The prerequisite's outputs as it left them in this run, or as they are on disk now.

@@ -99,6 +99,26 @@ import Testing
         #expect(second.stdout == "0 succeeded, 2 up to date\n", "\(second.stdout)")
     }
 
+    /// Siblings writing into the same prerequisite's directory (an `each` compile into `build`)
+    /// are not changes of it either: each `.o` is its compile's, not `mkdir`'s. Before, every
+    /// compile found its siblings' objects as "prerequisite mkdir wrote different outputs", and
+    /// with objects that differ at each build (a timestamp) the run never settled.
+    @Test func siblingsWritingIntoAPrerequisitesOutputDirectoryAreNotChangesOfIt() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              mkdir: { outputs: [build], run: mkdir -p build }
+              compile:
+                each: { SRC: "*.c" }
+                deps: [mkdir]
+                sources: ["${SRC}"]
+                outputs: ["build/${SRC%.c}.o"]
+                run: date +%s%N > "build/${SRC%.c}.o"
+            """, files: ["a.c": "int a;\n", "b.c": "int b;\n", "c.c": "int c;\n"])
+        #expect(try project.run("compile", "-j", "1").status == 0)
+        let second = try project.run("compile", "--explain")
+        #expect(second.stdout == "0 succeeded, 5 up to date\n", "\(second.stdout)")
+    }
+
     /// `sources: [.]` is every file in the task's directory, not in `/`: the walk began at the
     /// file system's root, read /proc for minutes and never ended.
     @Test func theTasksOwnDirectoryAsASourceIsEveryFileInItAndNothingElse() throws {
