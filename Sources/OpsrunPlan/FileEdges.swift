@@ -35,7 +35,8 @@ enum FileEdges {
     /// tasks once. `tasks` are a graph's: `each` tasks (groups, reading and writing nothing)
     /// beside their instances.
     static func find(in tasks: [TaskSpec], manifestDirectory: String, environment: EnvironmentBuilder) -> [FileEdge] {
-        guard tasks.contains(where: { !$0.outputs.isEmpty }), tasks.contains(where: { !$0.sources.isEmpty })
+        guard tasks.contains(where: { !$0.outputs.isEmpty }), tasks.contains(where: { !$0.sources.isEmpty }),
+            TopDirectories.mayMeet(tasks)
         else { return [] }
         var paths = TaskPaths(keys: PathKeys(manifestDirectory: manifestDirectory), environment: environment)
         var index = OutputIndex(keys: paths.keys)
@@ -287,5 +288,50 @@ private struct TaskPaths {
         let place = keys.key(GlobPattern.literalPath(of: directory) ?? directory, in: "")
         places[id] = place
         return place
+    }
+}
+
+/// A first look that spares the index when no source can read an output: a plain relative path
+/// (or a glob's literal start) reads only outputs in its own top directory, so when the sources'
+/// top directories and the outputs' share none, there is no edge. (The 10,000-task no-op's
+/// sources are all in `src/`, its outputs in `out/`: indexing every output cost 8 % of the run.)
+/// Anything it cannot judge by bytes alone, a `${...}`, a `dir`, `..`, an absolute path, a
+/// wildcard in the first name, says they may meet.
+enum TopDirectories {
+    static func mayMeet(_ tasks: [TaskSpec]) -> Bool {
+        var sourceTops: Set<Substring> = []
+        var outputTops: Set<Substring> = []
+        for id in tasks.indices where tasks[id].each == nil {
+            let hasOwnPlace = tasks[id].directory != nil || tasks[id].baseDirectory != nil
+            for source in tasks[id].sources {
+                guard !hasOwnPlace, let top = top(of: source.value) else { return true }
+                sourceTops.insert(top)
+            }
+            for output in tasks[id].outputs {
+                guard !hasOwnPlace, let top = top(of: output.value) else { return true }
+                outputTops.insert(top)
+            }
+        }
+        return !sourceTops.isDisjoint(with: outputTops)
+    }
+
+    /// The first name of a plain relative path or of a glob's literal start; `nil` when the
+    /// bytes alone cannot say (`$`, `..`, `.`, absolute, a wildcard or an escape in it).
+    private static func top(of path: String) -> Substring? {
+        let bytes = path.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "."),
+            !bytes.contains(UInt8(ascii: "$"))
+        else { return nil }
+        let end = bytes.firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        let name = Substring(path)[..<end]
+        guard !name.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") })
+        else { return nil }
+        // `a/../b` is not in `a`: two dots in a row anywhere (`x..y` too) leave it to the index.
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return nil }
+            previous = byte
+        }
+        return name
     }
 }
