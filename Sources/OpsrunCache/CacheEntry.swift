@@ -6,7 +6,7 @@ import Foundation
 import SwiftProtobuf
 
 /// What a cache holds for one task: its output files by content, with their modes, and its log.
-/// Encoded as the Remote Execution API's `ActionResult` (SPEC §12), locally as on a server.
+/// Encoded as the Remote Execution API's `ActionResult` (docs/manual/cache.md), locally as on a server.
 ///
 /// Locally, small files and logs are inlined (`contents`, `stdout_raw`, `stderr_raw`), so storing
 /// a task creates one file rather than one per output: creating files is most of what storing

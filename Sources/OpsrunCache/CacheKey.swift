@@ -4,7 +4,7 @@ import Glibc
 import Crypto
 import OpsrunIncremental
 
-/// The name of a task's entry in a cache (SPEC §12): SHA-256, as lowercase hex, over the cache's
+/// The name of a task's entry in a cache (docs/manual/cache.md): SHA-256, as lowercase hex, over the cache's
 /// format, the machine it runs on, the task's fingerprint (commands, variables, `dir`, arguments,
 /// sources' content, prerequisites' outputs' content) and the outputs it declares.
 ///

@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Bazel's HTTP cache protocol over AsyncHTTPClient (SPEC §12): `GET`/`PUT <base>/ac/<sha256>` and
+/// Bazel's HTTP cache protocol over AsyncHTTPClient (docs/manual/cache.md): `GET`/`PUT <base>/ac/<sha256>` and
 /// `<base>/cas/<sha256>`, which bazel-remote, nginx with WebDAV `PUT` and cloud buckets behind
 /// one all serve. Made only when `--remote-cache` is given, so a run without it starts no
 /// thread and opens no socket. Its one event-loop thread is owned here and joined by `shutdown`.

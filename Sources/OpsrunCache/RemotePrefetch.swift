@@ -1,6 +1,6 @@
 import OpsrunCore
 
-/// Entries fetched from the server ahead of `OutputCache.restore`, several at once (SPEC §12).
+/// Entries fetched from the server ahead of `OutputCache.restore`, several at once (docs/manual/cache.md).
 ///
 /// A restore that misses locally costs two round trips (the entry, then the blobs it names), and
 /// the engine decides ready tasks one at a time: restoring 2,000 tasks waited for 4,000 round trips

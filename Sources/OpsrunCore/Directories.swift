@@ -51,7 +51,7 @@ public enum Directories {
 
     /// The absolute parent directories of the `outputs` written without wildcards (`*`, `?`, `[`,
     /// `\\`, as `GlobPattern` reads them), each once, in the order written: what a run makes before a
-    /// task's first command (SPEC §10, as ninja does). Relative outputs are taken from `directory`.
+    /// task's first command (docs/manual/each.md, as ninja does). Relative outputs are taken from `directory`.
     /// A glob names no directory to make, and an output directly in `directory` needs none.
     /// Asked by the runner when a task is about to run, not for every task of a run: a no-op run
     /// of 10,000 tasks spent 12 % of its instructions making these lists when they were made ahead.

@@ -21,7 +21,7 @@ public protocol CommandRunner: AnyObject {
     func terminate(jobID: Int)
 
     /// Stops a service no task of this run needs any more, as `terminate(jobID:)` does; a runner
-    /// that keeps services up between runs (`--watch`, SPEC §13) may instead keep its process for
+    /// that keeps services up between runs (`--watch`, docs/manual/watch.md) may instead keep its process for
     /// the next run and report it finished at once, with `keptRunning`.
     func stopService(jobID: Int)
 }
@@ -67,7 +67,7 @@ public struct CommandJob: Sendable {
     /// Whether the task's name follows the command, as the shell's `$0` (`sh` and `bash`: yes; a
     /// list written in the manifest: no).
     public var shellPassesTaskName = true
-    /// Set for a service (SPEC §11): the runner reports `.ready` when its probe succeeds.
+    /// Set for a service (docs/manual/ci.md): the runner reports `.ready` when its probe succeeds.
     public var service: ServiceReadiness?
 
     public init(
@@ -150,7 +150,7 @@ public struct JobResult: Sendable, Equatable {
     public var terminatedByRequest: Bool
     /// The job could not be started at all (e.g. its directory does not exist); says why.
     public var spawnFailure: String?
-    /// A service's own failure, or a dependent's through its service (SPEC §11).
+    /// A service's own failure, or a dependent's through its service (docs/manual/ci.md).
     public var serviceFailure: ServiceFailure? {
         get { extras?.serviceFailure }
         set { extras = JobResultExtras(serviceFailure: newValue, cleanupFailure: cleanupFailure, keptRunning: keptRunning) }

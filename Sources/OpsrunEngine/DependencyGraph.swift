@@ -55,7 +55,7 @@ struct DependencyGraph {
                 if remaining[dependent] == 0 { order.append(dependent) }
             }
         }
-        // The lead rejects cycles before anything is scheduled (SPEC §3).
+        // The lead rejects cycles before anything is scheduled (docs/manual/manifest.md).
         precondition(order.count == count, "the operations contain a dependency cycle")
         var path = costs
         for index in order.reversed() {

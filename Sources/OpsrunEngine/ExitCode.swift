@@ -1,4 +1,4 @@
-/// Every exit status opsrun uses, in one table (SPEC §4).
+/// Every exit status opsrun uses, in one table (docs/manual/running.md).
 ///
 /// A run that a signal interrupted exits 128 + the signal's number, as a shell reports a command
 /// that the signal killed, and as make and ninja do: scripts that test for 130 after Ctrl-C keep

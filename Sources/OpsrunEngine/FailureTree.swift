@@ -1,4 +1,4 @@
-/// A failed operation and the operations its failure cancelled, as a tree (SPEC §4's summary).
+/// A failed operation and the operations its failure cancelled, as a tree (docs/manual/running.md's summary).
 ///
 /// Flattened in preorder with depths, so a 100,000-long chain of cancellations builds and frees
 /// without recursion.

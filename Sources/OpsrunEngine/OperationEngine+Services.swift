@@ -1,4 +1,4 @@
-/// Services (SPEC §11): an operation that becomes ready for its dependents while its process
+/// Services (docs/manual/ci.md): an operation that becomes ready for its dependents while its process
 /// runs on, holds no slot once ready, and is stopped when the last task that needs it has ended.
 extension OperationEngine {
     /// An operation that must run, now ready: `true` when it waits for a service it needs that is

@@ -1,4 +1,4 @@
-/// Runs operations on bounded queues: the run loop of Foundation's `OperationQueue` model (SPEC §1).
+/// Runs operations on bounded queues: the run loop of Foundation's `OperationQueue` model (docs/manual/running.md).
 ///
 /// One owner of all scheduling state, no locks: it starts what the bounds allow, then waits for the
 /// runner's events. Every event costs O(1) plus O(log n) per heap step and O(1) per dependent edge;
@@ -47,9 +47,9 @@ public final class OperationEngine {
     /// Services' bookkeeping; `nil` in a run without services, which then does no work for them.
     var services: ServiceTracker?
 
-    /// `upToDate`, when given, is asked about each operation as it becomes ready (SPEC §5).
+    /// `upToDate`, when given, is asked about each operation as it becomes ready (docs/manual/up-to-date.md).
     /// `costs` gives each operation's expected cost (its last recorded duration), which weighs
-    /// the critical path the queue orders by (SPEC §1); asked once, and only when an operation is
+    /// the critical path the queue orders by (docs/manual/running.md); asked once, and only when an operation is
     /// queued. Without it every operation costs 1: the path is the number of operations behind.
     public init(
         specs: [OperationSpec], configuration: EngineConfiguration, runner: CommandRunner,

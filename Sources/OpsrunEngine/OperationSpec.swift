@@ -37,7 +37,7 @@ public struct OperationSpec: Sendable {
     /// A group runs nothing itself.
     public var isGroup: Bool { job.commands.isEmpty }
 
-    /// Runs beside its dependents until none needs it (SPEC §11).
+    /// Runs beside its dependents until none needs it (docs/manual/ci.md).
     public var isService: Bool { job.service != nil }
 }
 

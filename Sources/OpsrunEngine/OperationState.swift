@@ -24,12 +24,12 @@ public enum OperationOutcome: Sendable, Equatable {
     case failed
     /// Failed, with `allow_failure`: a warning; dependents run and the exit code stays 0.
     case failedAllowed
-    /// Its work was already done (SPEC §5): it did not run, and counts as a success.
+    /// Its work was already done (docs/manual/up-to-date.md): it did not run, and counts as a success.
     case upToDate
     /// A service that was ready, stopped because no task needed it any more, the run ended or was
-    /// interrupted (SPEC §11): not a failure.
+    /// interrupted (docs/manual/ci.md): not a failure.
     case stopped
-    /// Out of date, but its outputs and log came from the output cache (SPEC §12): it did not run,
+    /// Out of date, but its outputs and log came from the output cache (docs/manual/cache.md): it did not run,
     /// and counts as a success.
     case restored
 

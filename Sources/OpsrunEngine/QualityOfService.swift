@@ -1,4 +1,4 @@
-/// Foundation's quality-of-service classes (SPEC §4); Process maps them to niceness.
+/// Foundation's quality-of-service classes (docs/manual/running.md); Process maps them to niceness.
 public enum QualityOfService: String, CaseIterable, Sendable {
     case userInteractive = "user-interactive"
     case userInitiated = "user-initiated"

@@ -65,11 +65,11 @@ public struct RunCounts: Sendable, Equatable {
     public var cancelled = 0
     /// Never started because the run stopped after a failure.
     public var notRun = 0
-    /// Skipped because nothing changed; stays 0 until up-to-date checks exist (SPEC §5).
+    /// Skipped because nothing changed; stays 0 until up-to-date checks exist (docs/manual/up-to-date.md).
     public var upToDate = 0
-    /// Services stopped once no task needed them (SPEC §11): not failures.
+    /// Services stopped once no task needed them (docs/manual/ci.md): not failures.
     public var stopped = 0
-    /// Restored from the output cache instead of run (SPEC §12).
+    /// Restored from the output cache instead of run (docs/manual/cache.md).
     public var restored = 0
 
     public init() {}

@@ -1,4 +1,4 @@
-/// Which tasks need which service, and where each service is (SPEC §11). Made only for a run that
+/// Which tasks need which service, and where each service is (docs/manual/ci.md). Made only for a run that
 /// has services: a run without them pays nothing.
 struct ServiceTracker {
     /// Per operation, the services it needs (empty for most).

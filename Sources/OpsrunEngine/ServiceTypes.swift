@@ -1,4 +1,4 @@
-/// What makes a job a service (SPEC §11): it runs beside its dependents, which start once its
+/// What makes a job a service (docs/manual/ci.md): it runs beside its dependents, which start once its
 /// readiness probe succeeds (or, without one, once it has started).
 ///
 /// A class: every job holds this optional, and a reference keeps the common job (no service)

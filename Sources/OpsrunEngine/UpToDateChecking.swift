@@ -1,4 +1,4 @@
-/// Decides whether a ready operation's work is already done (SPEC §5), and hears how the
+/// Decides whether a ready operation's work is already done (docs/manual/up-to-date.md), and hears how the
 /// operations that did run ended, so it can record their success.
 ///
 /// The engine knows nothing of files or hashes; the driver adapts the incremental state to this.
@@ -37,7 +37,7 @@ public enum UpToDateDecision: Equatable, Sendable {
     /// Finish the operation as up to date, without running it.
     case upToDate
     case mustRun
-    /// Its outputs were restored from the output cache (SPEC §12): finish it as `restored`,
+    /// Its outputs were restored from the output cache (docs/manual/cache.md): finish it as `restored`,
     /// replaying the log it wrote when it ran.
     case restored(standardOutput: [UInt8], standardError: [UInt8])
     /// The operation fails without starting, for the reason given (a source it names is missing).

@@ -1,5 +1,5 @@
 // A task's fingerprint is SHA-256 over a canonical, length-prefixed encoding of everything that
-// defines it (SPEC §5): its commands, the environment variables that apply to it, its directory, the
+// defines it (docs/manual/up-to-date.md): its commands, the environment variables that apply to it, its directory, the
 // content of each source and the content of each prerequisite's outputs. Prerequisites enter by the
 // content of what they wrote, not by whether they ran: a prerequisite that rewrote identical bytes
 // leaves its dependents' fingerprints alone (early cutoff).

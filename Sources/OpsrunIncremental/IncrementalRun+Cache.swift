@@ -1,6 +1,6 @@
 import OpsrunCore
 
-// What the output cache (SPEC §12, OpsrunCache) needs of the up-to-date bookkeeping: the digest of
+// What the output cache (docs/manual/cache.md, OpsrunCache) needs of the up-to-date bookkeeping: the digest of
 // everything that defines a task, the outputs a success left, and a restore recorded as a success.
 
 extension TaskCheck {

@@ -1,4 +1,4 @@
-// A depfile (SPEC §10) lists what a command read, known only once it ran. The check adds the files
+// A depfile (docs/manual/depfiles.md) lists what a command read, known only once it ran. The check adds the files
 // the record says the depfile listed last time (hashed then, before the command starts, as any
 // source is); a success reads the new depfile and records what it lists. A file the check already
 // hashed keeps that digest. One it did not (a header included for the first time) is hashed now,

@@ -77,7 +77,7 @@ public struct IncrementalTaskSpec: Sendable {
         set { fields.outputs = newValue }
     }
     /// The dependency file its commands write, relative to `absoluteDirectory`: the files it lists
-    /// are more sources, recorded after each success (SPEC §10).
+    /// are more sources, recorded after each success (docs/manual/depfiles.md).
     public var depfile: String? {
         get { fields.depfile }
         set { fields.depfile = newValue }
@@ -111,7 +111,7 @@ public struct IncrementalTaskSpec: Sendable {
         return result
     }
 
-    /// A service (SPEC §11) writes nothing its dependents read: that it runs never makes them run.
+    /// A service (docs/manual/ci.md) writes nothing its dependents read: that it runs never makes them run.
     public var isService: Bool {
         get { fields.isService }
         set { fields.isService = newValue }

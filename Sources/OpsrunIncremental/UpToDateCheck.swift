@@ -132,7 +132,7 @@ public struct OutputState: Hashable, Sendable {
     }
 }
 
-/// Decides whether a task is up to date (SPEC §5).
+/// Decides whether a task is up to date (docs/manual/up-to-date.md).
 public enum UpToDateCheck {
     /// - Parameters:
     ///   - input: the task's definition resolved to content now.

@@ -2,7 +2,7 @@ import OpsrunCache
 import OpsrunCore
 import OpsrunManifest
 
-/// Where the output cache lives and what it may do (SPEC §12), from the command line and opsrun's
+/// Where the output cache lives and what it may do (docs/manual/cache.md), from the command line and opsrun's
 /// environment: `--cache-dir`, `OPSRUN_CACHE_DIR`, `$XDG_CACHE_HOME/opsrun`, `~/.cache/opsrun`.
 struct CacheSettings {
     /// The local cache's directory; `nil` when the cache is off (`--no-cache`, `OPSRUN_NO_CACHE`,

@@ -5,7 +5,7 @@ import OpsrunReport
 public struct Invocation: Sendable {
     public enum Action: Sendable {
         case run, list, graph, dryRun
-        /// `--init`: write a starter manifest (SPEC §14).
+        /// `--init`: write a starter manifest (docs/manual/fitting-in.md).
         case initialize
         /// The task and instance names, one a line: what the completion scripts offer.
         case taskNames
@@ -14,7 +14,7 @@ public struct Invocation: Sendable {
     /// Task names as given, in order.
     public var targets: [String] = []
     /// `opsrun TASK -- ARG...`: what follows `--`, the positional parameters of the one task
-    /// named before it (SPEC §10). Empty when there is no `--` or nothing after it.
+    /// named before it (docs/manual/arguments.md). Empty when there is no `--` or nothing after it.
     public var taskArguments: [String] = []
     /// `NAME=VALUE` arguments, in order; later ones win.
     public var variables: [(name: String, value: String)] = []
@@ -31,12 +31,12 @@ public struct Invocation: Sendable {
     public var graceMilliseconds = 5000
     public var color: ColorChoice = .auto
     public var verbosity: Verbosity = .normal
-    /// `-w/--watch` (SPEC §13): run, then run again what is out of date whenever a source of the
+    /// `-w/--watch` (docs/manual/watch.md): run, then run again what is out of date whenever a source of the
     /// tasks asked for, or the manifest, changes.
     public var watch = false
-    /// `--report`, `--junit`, `--trace` (SPEC §8): files written when the run ends, as given.
+    /// `--report`, `--junit`, `--trace` (docs/manual/output-and-reports.md): files written when the run ends, as given.
     public var reportFiles: [(ReportFiles.Kind, String)] = []
-    /// The output cache (SPEC §12): `--no-cache`, `--cache-dir`, `--cache-size` (bytes),
+    /// The output cache (docs/manual/cache.md): `--no-cache`, `--cache-dir`, `--cache-size` (bytes),
     /// `--remote-cache`, `--remote-cache-read-only`; the environment fills in what is not given.
     public var noCache = false
     public var cacheDirectory: String?

@@ -3,7 +3,7 @@ import OpsrunEngine
 import OpsrunIncremental
 import OpsrunReport
 
-/// The output cache as one run uses it (SPEC §12): which operations may be restored and stored,
+/// The output cache as one run uses it (docs/manual/cache.md): which operations may be restored and stored,
 /// their keys, and the log of each while it runs. It sits between the engine and the run's
 /// observer, keeping the output of cacheable operations; everything else passes through.
 final class RunCache: RunObserver {

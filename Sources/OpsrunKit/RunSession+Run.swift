@@ -10,7 +10,7 @@ import OpsrunReport
 
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
-    /// then writes the `reports` asked for (SPEC §8).
+    /// then writes the `reports` asked for (docs/manual/output-and-reports.md).
     /// `host`: what the executable set up for its process (`ProcessHost`); `kept`: where the run's
     /// values go when it ends, when the caller exits without freeing them. `watchRunner`: under
     /// `--watch`, the runner that keeps services up between runs; it is shut down after the run

@@ -77,7 +77,7 @@ public struct RunSession {
             keepGoing: invocation.keepGoing)
     }
 
-    /// A manifest run on its own whose tasks name the root's (`:codegen`, SPEC §10) runs the tasks
+    /// A manifest run on its own whose tasks name the root's (`:codegen`, docs/manual/includes.md) runs the tasks
     /// that do not; a run of one that does is a usage error naming the root task that is missing.
     static func checkRootReferences(of project: Project, graph: TaskGraph, selection: [Int]) throws(ProjectError) {
         let selected = Set(selection.map { graph.tasks[$0].instance?.task ?? graph.names[$0] })

@@ -27,7 +27,7 @@ final class UpToDateGate: UpToDateChecking {
     private(set) var depfileInputs: [Int: [String]?] = [:]
     private let locateDepfile: (_ task: Int) -> SourceLocation?
     private let locateSource: (_ task: Int, _ source: Int) -> SourceLocation?
-    /// The output cache, in a run that uses it (SPEC §12).
+    /// The output cache, in a run that uses it (docs/manual/cache.md).
     var cache: RunCache?
     /// Checks made by `willDecide`, ahead of `decide`, which takes them (with a remote cache only).
     private var earlyChecks: [Int: TaskCheck] = [:]

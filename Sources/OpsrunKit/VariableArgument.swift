@@ -1,4 +1,4 @@
-/// A `NAME=VALUE` argument of the command line (SPEC §4): both argument parsers read it here, so
+/// A `NAME=VALUE` argument of the command line (docs/manual/running.md): both argument parsers read it here, so
 /// they agree on what is one and on which are refused.
 public enum VariableArgument {
     /// `argument` split at its first `=`; `nil` when it has none, or a `[` comes first: then it

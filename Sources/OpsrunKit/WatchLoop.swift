@@ -9,7 +9,7 @@ import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport
 
-/// `-w/--watch` (SPEC §13): run, then watch the sources of the tasks asked for and the manifest;
+/// `-w/--watch` (docs/manual/watch.md): run, then watch the sources of the tasks asked for and the manifest;
 /// when something changes, wait for the changes to settle and run again (what is up to date is
 /// skipped, as in any run). A changed manifest is reloaded; its errors are printed and watching
 /// goes on. A termination signal ends it: during a run, as it ends any run; while waiting, at once.

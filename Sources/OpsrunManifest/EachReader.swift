@@ -1,5 +1,5 @@
 import OpsrunCore
-/// Reading `each:` of a task (SPEC §10): a mapping of variable names to a glob or a list of values.
+/// Reading `each:` of a task (docs/manual/each.md): a mapping of variable names to a glob or a list of values.
 extension ManifestChecker {
     /// The `each` mapping of task `task`; `nil` when nothing usable is written (each problem is
     /// reported at its place).

@@ -1,5 +1,5 @@
 import OpsrunCore
-/// `each:` of a task (SPEC §10): one operation per value, or per combination of values.
+/// `each:` of a task (docs/manual/each.md): one operation per value, or per combination of values.
 ///
 /// The manifest keeps it as written; a glob is expanded when a run starts (`TaskInstances`, in the
 /// plan layer, which may read the file system), never here.

@@ -1,5 +1,5 @@
 import OpsrunCore
-/// One entry of `includes:` (SPEC §10): `web: web` or `api: { path: services/api/Tasksfile.yaml, optional: true }`.
+/// One entry of `includes:` (docs/manual/includes.md): `web: web` or `api: { path: services/api/Tasksfile.yaml, optional: true }`.
 struct IncludeEntry {
     /// The namespace its tasks are named in: `web` gives `web:build`.
     var namespace: String

@@ -1,6 +1,6 @@
 import Crypto
 import OpsrunCore
-// `includes:` (SPEC §10): the included manifests are read here, depth first, and their tasks
+// `includes:` (docs/manual/includes.md): the included manifests are read here, depth first, and their tasks
 // merged into the root's under their namespace, so the graph and everything after it see one
 // manifest of plain tasks:
 //   - `build` in `web` becomes `web:build`; in its `deps`, `compile` means `web:compile`,

@@ -1,6 +1,6 @@
 import OpsrunCore
 
-/// `${...}` in `env` values, `dir`, `sources` and `outputs` (SPEC §2, §10), and in any other value
+/// `${...}` in `env` values, `dir`, `sources` and `outputs` (docs/manual/variables.md), and in any other value
 /// the manifest expands the same way (`depfile`, `each` lists): one parser, one meaning.
 ///
 /// The forms, with the shell's meaning (`word` is itself expanded, only when it is used):

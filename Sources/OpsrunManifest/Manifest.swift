@@ -18,7 +18,7 @@ public struct Manifest: Equatable, Sendable {
     /// `queues:` in the order written.
     public var queues: [QueueSpec]
     /// `tasks:` in the order written (manifest order breaks scheduling ties), then the tasks of
-    /// the included manifests, named with their namespace (`web:build`, SPEC §10).
+    /// the included manifests, named with their namespace (`web:build`, docs/manual/includes.md).
     public var tasks: [TaskSpec]
     /// The included manifests (`includes:`, nested ones too), in the order read; empty without includes.
     public var namespaces: [NamespaceSpec] = []
@@ -92,7 +92,7 @@ public struct TaskSpec: Equatable, Sendable {
     public var sources: [Located<String>]
     public var outputs: [Located<String>]
     /// A Makefile-syntax dependency file the commands write, relative to the task's directory; may
-    /// refer to `${NAME}`. The files it lists are more sources of the task (SPEC §10).
+    /// refer to `${NAME}`. The files it lists are more sources of the task (docs/manual/depfiles.md).
     public var depfile: Located<String>?
     /// Name of a queue from `queues:`; `nil` for the main queue only.
     public var queue: Located<String>?
@@ -105,20 +105,20 @@ public struct TaskSpec: Equatable, Sendable {
     public var allowFailure: Bool
     /// Runs alone with the terminal as its standard input and output.
     public var interactive: Bool
-    /// `cache: false`: never restored from nor stored in the output cache (SPEC §12).
+    /// `cache: false`: never restored from nor stored in the output cache (docs/manual/cache.md).
     public var cache = true
-    /// `requires:` variables that must be set and not empty for the task to run (SPEC §10).
+    /// `requires:` variables that must be set and not empty for the task to run (docs/manual/variables.md).
     public var requires: [Located<String>] = []
     /// The directory of the included manifest that declared the task, relative to the root
     /// manifest's directory (or absolute): the base of its `dir` and its default working
     /// directory. `nil` for a task of the root manifest.
     public var baseDirectory: String?
-    /// `each:`: the task is one operation per value (SPEC §10). Kept as written; `TaskInstances`
+    /// `each:`: the task is one operation per value (docs/manual/each.md). Kept as written; `TaskInstances`
     /// expands it when a run starts.
     public var each: EachSpec?
-    /// `service: true` and its readiness (SPEC §11); `nil` for any other task.
+    /// `service: true` and its readiness (docs/manual/ci.md); `nil` for any other task.
     public var service: ServiceSpec?
-    /// `cleanup:` commands, run after `run` however it ended (SPEC §11).
+    /// `cleanup:` commands, run after `run` however it ended (docs/manual/ci.md).
     public var cleanup: [Located<String>] = []
     /// `shell:` of the task, else of the manifest that declares it; `nil`: `sh` (`ShellSpec.sh`).
     public var shell: ShellSpec?
@@ -171,7 +171,7 @@ public struct TaskSpec: Equatable, Sendable {
     }
 }
 
-/// An included manifest (SPEC §10): `opsrun web` runs its `default`, `--list` groups its tasks.
+/// An included manifest (docs/manual/includes.md): `opsrun web` runs its `default`, `--list` groups its tasks.
 public struct NamespaceSpec: Equatable, Sendable {
     /// The full namespace, `web` or `web:ui`.
     public var name: String

@@ -1,5 +1,5 @@
 import OpsrunCore
-/// Reads and validates a manifest (SPEC §2–3): YAML text in, a `Manifest` or every problem out.
+/// Reads and validates a manifest (docs/manual/manifest.md): YAML text in, a `Manifest` or every problem out.
 public enum ManifestLoader {
     static let topLevelKeys = ["version", "default", "env", "dotenv", "queues", "tasks", "includes", "shell", "pass_env"]
     /// Top-level keys of other tools (go-task's `vars`, ninja's pools) too far from ours for edit distance.

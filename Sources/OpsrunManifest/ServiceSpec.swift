@@ -1,5 +1,5 @@
 import OpsrunCore
-/// A task's `service: true`, `ready:` and `ready_timeout:` (SPEC §11).
+/// A task's `service: true`, `ready:` and `ready_timeout:` (docs/manual/ci.md).
 ///
 /// A class: every `TaskSpec` holds this optional, and a reference keeps the common task one word
 /// larger rather than a dozen.

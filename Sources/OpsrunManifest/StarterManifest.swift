@@ -1,4 +1,4 @@
-/// The manifest `opsrun --init` writes (SPEC §14): valid as it stands, runnable at once, and
+/// The manifest `opsrun --init` writes (docs/manual/fitting-in.md): valid as it stands, runnable at once, and
 /// commented so that a newcomer sees the keys they will want next without reading the README.
 public enum StarterManifest {
     public static let text = """

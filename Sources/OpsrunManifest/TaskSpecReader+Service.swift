@@ -1,5 +1,5 @@
 import OpsrunCore
-/// `service`, `ready`, `ready_timeout` and `cleanup` (SPEC §11), read into a `TaskSpec`.
+/// `service`, `ready`, `ready_timeout` and `cleanup` (docs/manual/ci.md), read into a `TaskSpec`.
 ///
 /// A service runs every time and beside its dependents, so the keys that say when a task need not
 /// run (`sources`, `outputs`, `depfile`, `each`) or how it fails and runs again (`retries`,

@@ -19,7 +19,7 @@ public struct EnvironmentBuilder: Sendable {
     private let overrides: [(name: String, value: String)]
     /// `shared` as `NAME=VALUE` strings, built once for the tasks that add nothing of their own.
     private let sharedBlock: [String]
-    /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (SPEC §10);
+    /// The manifest's `env` entries whose `${NAME:?message}` found NAME unset or empty (docs/manual/variables.md);
     /// such an entry's value is left as written. A run reports them before anything starts.
     public private(set) var sharedProblems: [ExpansionFailure] = []
     /// The names opsrun itself sets for every task: the root's `dotenv` files', the manifest's
@@ -216,7 +216,7 @@ public struct TaskVariables: Sendable {
         return values[name]
     }
 
-    /// `text` with `${...}` expanded in all the shell's forms (SPEC §2, §10): the one place a
+    /// `text` with `${...}` expanded in all the shell's forms (docs/manual/variables.md): the one place a
     /// task's `dir`, `sources`, `outputs` and `each` values are expanded. Throws for a form that
     /// is not supported and for `${NAME:?message}` with NAME unset or empty.
     public func expand(_ text: String) throws(Interpolation.Problem) -> String {

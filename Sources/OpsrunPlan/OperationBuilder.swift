@@ -12,7 +12,7 @@ public struct OperationBuilder {
     /// False for a plan (`-n`), which starts nothing: each job's environment is a copy of the
     /// whole process environment, 140 MB for 100,000 tasks, that nothing would read.
     public var buildsEnvironments: Bool
-    /// `opsrun TASK -- ARG...`: the arguments of the tasks (by id) named before `--` (SPEC §10):
+    /// `opsrun TASK -- ARG...`: the arguments of the tasks (by id) named before `--` (docs/manual/arguments.md):
     /// the task, or every instance of an `each` task.
     public var arguments: [Int: [String]] = [:]
 
@@ -126,7 +126,7 @@ public struct OperationBuilder {
                 let names = sharedNames.union(StrictEnvironment.ownKeyNames(of: task, environment))
                 definition = names.sorted().map { EnvironmentVariable($0, values[$0] ?? "") }
             }
-            // An included manifest's task works in its own directory (SPEC §10).
+            // An included manifest's task works in its own directory (docs/manual/includes.md).
             let directory = task.workingDirectory(expandedDir: task.directory.map { expand($0.value) })
             var spec = IncrementalTaskSpec(
                 name: task.name, commands: task.commands.map { $0.value }, arguments: arguments[id] ?? [],

@@ -1,5 +1,5 @@
 import OpsrunEngine
-// The queue starts first what has the most work behind it (SPEC §1), and work is time: issue 15
+// The queue starts first what has the most work behind it (docs/manual/running.md), and work is time: issue 15
 // weighs each task by its last recorded duration, as ninja weighs edges by its log, so that long
 // compiles start first. A task never recorded counts as the median of those that were: a typical
 // task, neither first nor last for being new. A group runs nothing and costs (almost) nothing.

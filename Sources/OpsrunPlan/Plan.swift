@@ -6,7 +6,7 @@
 public struct Plan: Sendable, Equatable {
     /// Task ids (of the `TaskGraph`) per wave, in the order they would start.
     public let waves: [[Int]]
-    /// Services by task id: the wave (0-based) after which each would be stopped (SPEC §11).
+    /// Services by task id: the wave (0-based) after which each would be stopped (docs/manual/ci.md).
     public let serviceStops: [Int: Int]
 
     public init(waves: [[Int]], serviceStops: [Int: Int] = [:]) {

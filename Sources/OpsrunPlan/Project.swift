@@ -122,7 +122,7 @@ public struct Project: Sendable {
     }
 
     /// The id of each name in `index`, or every unknown one as a usage diagnostic worded by
-    /// `unknown`. An included manifest's namespace (`web`) names its `default` (SPEC §10).
+    /// `unknown`. An included manifest's namespace (`web`) names its `default` (docs/manual/includes.md).
     static func ids(
         of names: [String], in index: [String: Int], namespaces: [NamespaceSpec] = [],
         unknown: (String) -> String

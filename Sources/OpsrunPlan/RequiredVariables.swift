@@ -2,7 +2,7 @@ import OpsrunCore
 import OpsrunGraph
 import OpsrunManifest
 
-/// What the environment must hold before a run (or its plan) starts (SPEC §10): every selected
+/// What the environment must hold before a run (or its plan) starts (docs/manual/variables.md): every selected
 /// task's `requires` variables set and not empty, and every `${NAME:?message}` it expands (in its
 /// `env`, `dir`, `sources`, `outputs` and `depfile`, and the manifest's `env`) satisfied. Tasks that are not
 /// part of the run need nothing. An instance of an `each` task is checked with its own variables

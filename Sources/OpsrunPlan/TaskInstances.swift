@@ -2,7 +2,7 @@ import OpsrunCore
 import OpsrunManifest
 import OpsrunGraph
 import OpsrunIncremental
-// `each` (SPEC §10) in the graph a run works on. A task with `each` becomes two kinds of node:
+// `each` (docs/manual/each.md) in the graph a run works on. A task with `each` becomes two kinds of node:
 //   - one instance per value (per combination, for several variables: the first written varies
 //     slowest), named `compile[src/a.c]` or `test[OS=linux,PY=3.11]`, each the task's commands
 //     with its own variables, needing what the task `deps` names;

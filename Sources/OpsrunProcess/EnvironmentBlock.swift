@@ -3,7 +3,7 @@ import OpsrunEngine
 
 /// An `envp` for a child, kept from one spawn to the next and updated in place.
 ///
-/// Every task's environment is the same shared block plus its own `OPSRUN_TASK` (SPEC §2), so
+/// Every task's environment is the same shared block plus its own `OPSRUN_TASK` (docs/manual/manifest.md), so
 /// from one job to the next only an entry or two differ: those are the only ones copied again.
 /// When the job's shared block is the very array of the previous job (`JobEnvironment`), only
 /// `OPSRUN_TASK` is looked at; otherwise every entry is compared, which is cheap too, as unchanged

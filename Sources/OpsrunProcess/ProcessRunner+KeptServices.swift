@@ -2,7 +2,7 @@ import Glibc
 import OpsrunCore
 import OpsrunEngine
 
-/// Services kept up between the runs of `--watch` (SPEC §13). One runner serves every run while a
+/// Services kept up between the runs of `--watch` (docs/manual/watch.md). One runner serves every run while a
 /// service is kept: a ready service that its run no longer needs is reported finished at once
 /// (`keptRunning`) but its process runs on under an id of the runner's own (`keptID`), its events
 /// dropped. The next run's start of the same service (same commands, directory, environment,

@@ -1,7 +1,7 @@
 import OpsrunCore
 import OpsrunEngine
 
-/// A service's readiness (SPEC §11): its `ready` probe is a job of the runner's own, spawned like
+/// A service's readiness (docs/manual/ci.md): its `ready` probe is a job of the runner's own, spawned like
 /// any command, tried at once and then after 100 ms, 200 ms, … up to every second, on the run
 /// loop's deadlines (no thread sleeps). Its events never reach the engine: it learns `.ready`.
 extension ProcessRunner {

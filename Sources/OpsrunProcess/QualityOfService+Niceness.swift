@@ -1,5 +1,5 @@
 import OpsrunEngine
-/// What a quality-of-service class means for a process (SPEC §4).
+/// What a quality-of-service class means for a process (docs/manual/running.md).
 extension QualityOfService {
     /// The nice value the task's processes get.
     public var niceness: Int32 {

@@ -2,7 +2,7 @@ import CProcessShims
 import Glibc
 
 /// Waiting for a descriptor to become readable, or for a termination signal (Ctrl-C), whichever
-/// comes first: how `--watch` waits between runs (SPEC §13), the signals being blocked and so
+/// comes first: how `--watch` waits between runs (docs/manual/watch.md), the signals being blocked and so
 /// read from a signalfd, as the runner reads them during a run.
 public enum SignalWait {
     public enum Outcome: Equatable {

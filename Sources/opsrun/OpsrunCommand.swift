@@ -155,7 +155,7 @@ struct OpsrunCommand: ParsableCommand {
         }
     }
 
-    /// The words after `--` are the task's (SPEC §10), split off before ArgumentParser reads the
+    /// The words after `--` are the task's (docs/manual/arguments.md), split off before ArgumentParser reads the
     /// rest: it allows one positional array only, and would mix them with the task names. It
     /// takes the first `--` as the end of its options too, so the split is where it would be.
     static func splitAtTerminator(_ arguments: [String]) -> (options: [String], taskArguments: [String]) {
@@ -249,7 +249,7 @@ struct OpsrunCommand: ParsableCommand {
         ).rawValue
     }
 
-    /// Usage errors exit 2 (SPEC §4), not ArgumentParser's 64.
+    /// Usage errors exit 2 (docs/manual/running.md), not ArgumentParser's 64.
     static func main() {
         _ = Terminal.host
         // Never released: `exit` ends the process inside the closure, with the run's values in it.

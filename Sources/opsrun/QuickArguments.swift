@@ -41,7 +41,7 @@ enum QuickArguments {
             }
             switch argument {
             case "--":
-                // Everything after it is the task's, options and `=` included (SPEC §10).
+                // Everything after it is the task's, options and `=` included (docs/manual/arguments.md).
                 invocation.taskArguments = Array(rest)
                 rest = rest[rest.endIndex...]
             case "-k", "--keep-going": invocation.keepGoing = true

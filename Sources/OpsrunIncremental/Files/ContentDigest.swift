@@ -1,4 +1,4 @@
-// SHA-256 everywhere (SPEC §5, issue 5): file contents, task fingerprints and the state log's record
+// SHA-256 everywhere (docs/manual/up-to-date.md, issue 5): file contents, task fingerprints and the state log's record
 // checksums all use swift-crypto's SHA256, the maintained implementation; nothing here hashes by hand.
 // A digest is kept inline as four words rather than as an array, so the tens of thousands of them a
 // no-op run compares cost no allocation.

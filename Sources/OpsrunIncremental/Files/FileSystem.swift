@@ -1,6 +1,6 @@
 // The few POSIX calls the up-to-date machinery needs, called directly: a no-op run over 10,000 tasks
 // stats every source and output, and FileManager's per-call overhead would dominate it. opsrun is a
-// Linux tool (SPEC); the Darwin branch only keeps the package compiling elsewhere.
+// Linux tool; the Darwin branch only keeps the package compiling elsewhere.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

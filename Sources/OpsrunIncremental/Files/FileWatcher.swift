@@ -3,7 +3,7 @@
 #endif
 import OpsrunCore
 
-/// Directories watched with inotify (SPEC §13, `--watch`): which paths under them changed.
+/// Directories watched with inotify (docs/manual/watch.md, `--watch`): which paths under them changed.
 ///
 /// A directory is watched rather than each file, so that an editor's save (a new file renamed
 /// over the old one) and new files matching a glob are seen. `descriptor` is for `poll`; `changes`

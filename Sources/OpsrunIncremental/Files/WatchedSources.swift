@@ -1,6 +1,6 @@
 import OpsrunCore
 
-/// What `--watch` looks at (SPEC §13): the sources of the tasks of a run and the manifests, as
+/// What `--watch` looks at (docs/manual/watch.md): the sources of the tasks of a run and the manifests, as
 /// directories to watch and a test of whether a changed path matters.
 ///
 /// A path matters when a task's `sources` pattern (or a file its depfile named) matches it and no

@@ -44,7 +44,7 @@ public struct DeclaredOutputs {
     }
 
     /// `relative` in `directory`, with `..` taken lexically: a sub-project's `../gen/types.txt` is
-    /// the root's `gen/types.txt` (SPEC §10).
+    /// the root's `gen/types.txt` (docs/manual/includes.md).
     static func path(_ relative: String, in directory: String) -> String {
         let joined = FileSystem.join(directory, relative)
         return joined.contains("/..") || joined.contains("/./") ? FileText.absolute(joined, relativeTo: "/") : joined

@@ -1,5 +1,5 @@
 import OpsrunCore
-// What a task's depfile said after its last success (SPEC §10), kept in the task's record so that a
+// What a task's depfile said after its last success (docs/manual/depfiles.md), kept in the task's record so that a
 // no-op run never reads a depfile again. The files it listed are among the record's `sources`, each
 // with its digest, so `--explain` names the header that changed as it names any source; the record
 // adds only which of the sources came from the depfile, so the next check knows which more files to

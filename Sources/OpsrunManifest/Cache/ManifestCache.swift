@@ -12,7 +12,7 @@
 //     opsrun rebuilt with another loader or another encoding never trusts an old file, and the
 //     libyaml it loaded, likewise;
 //   - the magic and the format version.
-// Nothing else goes into a Manifest but the included manifests (SPEC §10): the decoded manifest
+// Nothing else goes into a Manifest but the included manifests (docs/manual/includes.md): the decoded manifest
 // lists every file the loader read or looked for (`includedFiles`), each with its SHA-256 or its
 // absence, and is used only while every one is still what it was. `dotenv:` files and the
 // environment are read at run time, not by the loader. Then the payload's own SHA-256 rules out a torn

@@ -1,4 +1,4 @@
-/// `--trace FILE` (SPEC §8): the run as Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) or
+/// `--trace FILE` (docs/manual/output-and-reports.md): the run as Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) or
 /// `chrome://tracing`.
 ///
 /// One complete event (`"ph": "X"`) per attempt. Attempts are laid on lanes (`slot 1` …), each on

@@ -1,5 +1,5 @@
 import OpsrunEngine
-/// A run that has ended, with everything the report files (SPEC §8) are made from, and the words
+/// A run that has ended, with everything the report files (docs/manual/output-and-reports.md) are made from, and the words
 /// they share with the summary.
 public struct FinishedRun {
     public let report: RunReport

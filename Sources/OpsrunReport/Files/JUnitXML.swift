@@ -1,4 +1,4 @@
-/// `--junit FILE` (SPEC §8): one test case per task, in the JUnit XML that CI systems read
+/// `--junit FILE` (docs/manual/output-and-reports.md): one test case per task, in the JUnit XML that CI systems read
 /// (GitHub, GitLab, Jenkins, Buildkite).
 ///
 /// - A task that failed is a `<failure>` whose message is the summary's reason and whose text is

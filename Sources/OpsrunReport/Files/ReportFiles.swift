@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OpsrunCore
 
-/// The files `--report`, `--junit` and `--trace` asked for (SPEC §8, §14).
+/// The files `--report`, `--junit` and `--trace` asked for (docs/manual/output-and-reports.md).
 ///
 /// `-` is standard output, written after everything else the run prints (which then goes to
 /// standard error, so that `--report - | jq` reads the report alone); only one report may go there.

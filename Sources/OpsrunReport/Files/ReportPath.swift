@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OpsrunCore
 
-/// Where one `--report`, `--junit` or `--trace` writes (SPEC §14): standard output for `-`,
+/// Where one `--report`, `--junit` or `--trace` writes (docs/manual/fitting-in.md): standard output for `-`,
 /// otherwise a regular file, reached through any symbolic links on the way, which are followed and
 /// never replaced. A device, a FIFO, a socket or a directory is refused: renaming a finished report
 /// over `/dev/null` (as root) or a FIFO would replace it with a file.

@@ -1,7 +1,7 @@
 import OpsrunCore
 import OpsrunEngine
 
-/// `--report FILE` (SPEC §8): the run as JSON, one object per task, for CI steps and tools.
+/// `--report FILE` (docs/manual/output-and-reports.md): the run as JSON, one object per task, for CI steps and tools.
 ///
 /// Field names are stable; docs/manual/output-and-reports.md documents each. Times are UTC ISO 8601 to the
 /// millisecond, durations whole milliseconds (the difference of the two times as written); absent

@@ -1,5 +1,5 @@
 import OpsrunEngine
-/// What the report files (`--report`, `--junit`, `--trace`, SPEC §8) need beyond the `RunReport`:
+/// What the report files (`--report`, `--junit`, `--trace`, docs/manual/output-and-reports.md) need beyond the `RunReport`:
 /// every attempt with its times and result, and the tail of each failed task's output.
 ///
 /// An observer beside the printer; it keeps nothing for a task that succeeded but its attempts.

@@ -1,4 +1,4 @@
-/// How `-n` and `-v` show the arguments after `--` beside a command (SPEC §10):
+/// How `-n` and `-v` show the arguments after `--` beside a command (docs/manual/arguments.md):
 /// `$ pytest "$@"  # args: -v '-k foo'`, each argument quoted as a shell would need it, so the
 /// list reads back exactly.
 enum ArgumentsNote {

@@ -1,7 +1,7 @@
 import OpsrunGraph
 import OpsrunManifest
 
-/// How `--graph` shows services (SPEC §11): each with the tasks whose end stops it.
+/// How `--graph` shows services (docs/manual/ci.md): each with the tasks whose end stops it.
 extension GraphPrinter {
     /// By service id: `service, stopped once test and report have ended`. Empty (and no work
     /// beyond one look at each task) when the graph has no service.

@@ -18,7 +18,7 @@ public enum ListPrinter {
     /// ```
     /// `instanceCounts[id]`: how many instances task `id` has, `nil` without `each`; empty when
     /// no task has `each`. `defaults`: the names the manifest's `default` lists.
-    /// With included manifests (`namespaces`, SPEC §10), the text groups each one's tasks under a
+    /// With included manifests (`namespaces`, docs/manual/includes.md), the text groups each one's tasks under a
     /// line naming it and its file, and the JSON gives each task a `"namespace"` (`null` for the
     /// root's) after `"default"`.
     /// Throws a diagnostic for `dot` and `mermaid`, which do not apply to a list.

@@ -1,4 +1,4 @@
-/// How task output is shown while running (SPEC §7).
+/// How task output is shown while running (docs/manual/output-and-reports.md).
 public enum OutputMode: String, CaseIterable, Sendable {
     /// Each whole line as it comes, prefixed with the task's name.
     case prefixed

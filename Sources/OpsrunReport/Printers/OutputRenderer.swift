@@ -1,5 +1,5 @@
 import OpsrunEngine
-/// What one `--output` mode does with a task's output (SPEC §7). `RunPrinter` owns the rest:
+/// What one `--output` mode does with a task's output (docs/manual/output-and-reports.md). `RunPrinter` owns the rest:
 /// start and end lines, retries, the status line.
 protocol OutputRenderer: AnyObject {
     /// Whether the renderer prints each task's end itself (a grouped block starts with it).

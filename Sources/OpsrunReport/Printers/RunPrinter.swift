@@ -1,6 +1,6 @@
 import OpsrunCore
 import OpsrunEngine
-/// The only voice of a run while it runs (SPEC §7): renders the engine's events as they come.
+/// The only voice of a run while it runs (docs/manual/output-and-reports.md): renders the engine's events as they come.
 ///
 /// - Task output in the `--output` mode: prefixed lines, grouped blocks, or interleaved bytes.
 /// - Off a terminal, one line per task start and end: `▶ compile`, `✓ compile 1.2s`,

@@ -1,6 +1,6 @@
 import OpsrunCore
 import OpsrunEngine
-/// The end of a run (SPEC §4): the counts, then what went wrong, task by task.
+/// The end of a run (docs/manual/running.md): the counts, then what went wrong, task by task.
 ///
 /// ```
 /// 0 succeeded, 1 failed, 2 cancelled, 1 not run
@@ -153,7 +153,7 @@ private struct SummaryRows {
                     label: "FAILED", paint: .red, name: name(tree.failed),
                     reason: failure(tree.failed)))
             // Preorder: a node's parent is the last node seen one level shallower. A chain stays
-            // at its level (SPEC §4: link, then package, one under the other), unless a sibling
+            // at its level (docs/manual/running.md: link, then package, one under the other), unless a sibling
             // of its head follows: then the chain is indented, or the sibling would read as the
             // chain's next link.
             var levelAtDepth = [0]
