@@ -176,9 +176,7 @@ public enum UpToDateCheck {
         }
 
         let canonical = input.canonical
-        let changedOutput = !declaresSources ? nil : outputs.first { output in
-            record.outputs.first { $0.path == output.path }?.digest != output.digest
-        }
+        let changedOutput = !declaresSources ? nil : firstChanged(recorded: record.outputs, current: outputs)
         if changedOutput == nil, Fingerprint.matches(canonical, record: record, parts: parts) {
             return .upToDate(.unchanged)
         }
@@ -214,7 +212,23 @@ public enum UpToDateCheck {
             while index < recorded.count, recorded[index].path == current[index].path { index += 1 }
             if index == recorded.count { return nil }
         }
-        return recorded.first { file in !current.contains { $0.path == file.path } }?.path
+        let paths = Set(current.map { $0.path })
+        return recorded.first { !paths.contains($0.path) }?.path
+    }
+
+    /// The first output now whose digest is not the one recorded for its path. Side by side while
+    /// both list the same paths in the same order (nearly always); by path otherwise, so that an
+    /// output directory of a thousand files is not a million comparisons.
+    private static func firstChanged(recorded: [FileDigest], current: [OutputState]) -> OutputState? {
+        var index = 0
+        while index < current.count, index < recorded.count, recorded[index].path == current[index].path {
+            if recorded[index].digest != current[index].digest { return current[index] }
+            index += 1
+        }
+        if index == current.count { return nil }
+        var byPath: [String: ContentDigest] = [:]
+        for file in recorded { byPath[file.path] = byPath[file.path] ?? file.digest }
+        return current[index...].first { byPath[$0.path] != $0.digest }
     }
 
     /// The first source, in path order, that changed, appeared or disappeared.
