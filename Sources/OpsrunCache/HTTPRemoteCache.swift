@@ -137,6 +137,9 @@ package final class HTTPRemoteCache: RemoteCacheClient {
             }
         }
         if error is HTTPParserError { return "the answer is not HTTP" }
+        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof {
+            return "the server closed the connection"
+        }
         // Matched on the error's type and case names only: a host's name ("cache.invalid") is no
         // reason.
         let kind = String(reflecting: type(of: error))

@@ -126,7 +126,9 @@ final class BrokenServer {
                 case .garbage:
                     let text = Array("\u{01}\u{02}garbage, not HTTP\r\n\r\n".utf8)
                     _ = text.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-                    close(connection)
+                    // Kept open (closed at deinit): closed at once, the client could see the
+                    // connection closed before it read the garbage, and say that instead.
+                    connections.append(connection)
                 }
             }
             for connection in connections { close(connection) }
