@@ -29,6 +29,8 @@ public struct IncrementalTaskSpec: Sendable {
 
     private var box: Box
 
+    // Getters read `box.fields.name`, not `fields.name`: the latter copies all thirteen fields (a
+    // retain and a release each) to read one.
     private var fields: Fields {
         get { box.fields }
         _modify {
@@ -38,65 +40,65 @@ public struct IncrementalTaskSpec: Sendable {
     }
 
     public var name: String {
-        get { fields.name }
+        get { box.fields.name }
         set { fields.name = newValue }
     }
     public var commands: [String] {
-        get { fields.commands }
+        get { box.fields.commands }
         set { fields.commands = newValue }
     }
     /// `opsrun TASK -- ARG...`: the arguments its commands get; part of what defines it.
     public var arguments: [String] {
-        get { fields.arguments }
+        get { box.fields.arguments }
         set { fields.arguments = newValue }
     }
     /// The variables that apply to the task with their final values (see `TaskDefinitionInput`).
     public var environment: [EnvironmentVariable] {
-        get { fields.environment }
+        get { box.fields.environment }
         set { fields.environment = newValue }
     }
     /// The working directory as written, relative to the manifest's directory: `.` by default.
     public var directory: String {
-        get { fields.directory }
+        get { box.fields.directory }
         set { fields.directory = newValue }
     }
     /// The absolute working directory: the base of `sources` and `outputs`.
     public var absoluteDirectory: String {
-        get { fields.absoluteDirectory }
+        get { box.fields.absoluteDirectory }
         set { fields.absoluteDirectory = newValue }
     }
     /// Patterns, relative to `absoluteDirectory`. A pattern without wildcards naming a directory
     /// stands for every file beneath it.
     public var sources: [String] {
-        get { fields.sources }
+        get { box.fields.sources }
         set { fields.sources = newValue }
     }
     /// Paths (or patterns), relative to `absoluteDirectory`.
     public var outputs: [String] {
-        get { fields.outputs }
+        get { box.fields.outputs }
         set { fields.outputs = newValue }
     }
     /// The dependency file its commands write, relative to `absoluteDirectory`: the files it lists
     /// are more sources, recorded after each success (docs/manual/depfiles.md).
     public var depfile: String? {
-        get { fields.depfile }
+        get { box.fields.depfile }
         set { fields.depfile = newValue }
     }
     /// Direct prerequisites by name.
     public var prerequisites: [String] {
-        get { fields.prerequisites }
+        get { box.fields.prerequisites }
         set { fields.prerequisites = newValue }
     }
 
     /// `cleanup:` commands: part of what defines the task.
     public var cleanup: [String] {
-        get { fields.cleanup }
+        get { box.fields.cleanup }
         set { fields.cleanup = newValue }
     }
     /// The interpreter's words when it is not the default `sh` (`shell: bash`): part of what
     /// defines the task.
     public var shell: [String] {
-        get { fields.shell }
+        get { box.fields.shell }
         set { fields.shell = newValue }
     }
 
@@ -104,7 +106,8 @@ public struct IncrementalTaskSpec: Sendable {
     /// markers no command can be (a command cannot hold a NUL byte). Without either, `commands`
     /// itself, so most tasks' checks build no array.
     public var definingCommands: [String] {
-        if fields.cleanup.isEmpty && fields.shell.isEmpty { return fields.commands }
+        if box.fields.cleanup.isEmpty && box.fields.shell.isEmpty { return box.fields.commands }
+        let fields = box.fields
         var result = fields.commands
         if !fields.cleanup.isEmpty { result += ["\u{0}cleanup"] + fields.cleanup }
         if !fields.shell.isEmpty { result += ["\u{0}shell"] + fields.shell }
@@ -113,7 +116,7 @@ public struct IncrementalTaskSpec: Sendable {
 
     /// A service (docs/manual/ci.md) writes nothing its dependents read: that it runs never makes them run.
     public var isService: Bool {
-        get { fields.isService }
+        get { box.fields.isService }
         set { fields.isService = newValue }
     }
 

@@ -299,39 +299,62 @@ private struct TaskPaths {
 /// wildcard in the first name, says they may meet.
 enum TopDirectories {
     static func mayMeet(_ tasks: [TaskSpec]) -> Bool {
-        var sourceTops: Set<Substring> = []
-        var outputTops: Set<Substring> = []
+        var sourceTops = Names()
+        var outputTops = Names()
         for id in tasks.indices where tasks[id].each == nil {
             let hasOwnPlace = tasks[id].directory != nil || tasks[id].baseDirectory != nil
             for source in tasks[id].sources {
-                guard !hasOwnPlace, let top = top(of: source.value) else { return true }
-                sourceTops.insert(top)
+                guard !hasOwnPlace, sourceTops.insertTop(of: source.value) else { return true }
             }
             for output in tasks[id].outputs {
-                guard !hasOwnPlace, let top = top(of: output.value) else { return true }
-                outputTops.insert(top)
+                guard !hasOwnPlace, outputTops.insertTop(of: output.value) else { return true }
             }
         }
-        return !sourceTops.isDisjoint(with: outputTops)
+        return !sourceTops.set.isDisjoint(with: outputTops.set)
     }
 
-    /// The first name of a plain relative path or of a glob's literal start; `nil` when the
-    /// bytes alone cannot say (`$`, `..`, `.`, absolute, a wildcard or an escape in it).
-    private static func top(of path: String) -> Substring? {
-        let bytes = path.utf8
-        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "."),
-            !bytes.contains(UInt8(ascii: "$"))
-        else { return nil }
-        let end = bytes.firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-        let name = Substring(path)[..<end]
-        guard !name.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") })
-        else { return nil }
-        // `a/../b` is not in `a`: two dots in a row anywhere (`x..y` too) leave it to the index.
+    /// The top directories seen. A name equal to the one inserted before it is not hashed again:
+    /// tasks written one after another share their top directory (`src/...`), and hashing every
+    /// one of 20,000 names was most of this check's cost.
+    private struct Names {
+        var set: Set<[UInt8]> = []
+        var last: [UInt8] = []
+
+        /// Inserts the first name of `path`; false when the bytes alone cannot say what it is.
+        mutating func insertTop(of path: String) -> Bool {
+            if let inserted = path.utf8.withContiguousStorageIfAvailable({ insert(topOf: $0) }) { return inserted }
+            return Array(path.utf8).withUnsafeBufferPointer { insert(topOf: $0) }
+        }
+
+        private mutating func insert(topOf bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let length = TopDirectories.topLength(of: bytes) else { return false }
+            let top = UnsafeBufferPointer(rebasing: bytes[..<length])
+            if top.elementsEqual(last) { return true }
+            last = Array(top)
+            set.insert(last)
+            return true
+        }
+    }
+
+    /// The length of the first name of a plain relative path or of a glob's literal start; `nil`
+    /// when the bytes alone cannot say (`$`, `..`, `.`, absolute, a wildcard or an escape in it).
+    fileprivate static func topLength(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: ".") else { return nil }
+        var end: Int?
         var previous: UInt8 = 0
-        for byte in bytes {
-            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return nil }
+        for index in bytes.indices {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "$"): return nil
+            // `a/../b` is not in `a`: two dots in a row anywhere (`x..y` too) leave it to the index.
+            case UInt8(ascii: "."): if previous == UInt8(ascii: ".") { return nil }
+            case UInt8(ascii: "/"): if end == nil { end = index }
+            case UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "\\"):
+                if end == nil { return nil }
+            default: break
+            }
             previous = byte
         }
-        return name
+        return end ?? bytes.count
     }
 }

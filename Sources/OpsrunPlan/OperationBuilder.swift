@@ -41,7 +41,7 @@ public struct OperationBuilder {
         var specs: [OperationSpec] = []
         specs.reserveCapacity(selection.count)
         var templates = TemplateVariables()
-        var strictBlocks: [[String]: [String]] = [:]
+        var strictBlocks = StrictBlocks()
         for (i, id) in selection.enumerated() {
             let task = graph.tasks[id]
             let jobEnvironment: JobEnvironment

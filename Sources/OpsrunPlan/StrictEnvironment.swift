@@ -44,17 +44,18 @@ public enum StrictEnvironment {
     /// the task's own `pass_env` (nearly always none), made once for all the tasks that add no
     /// variables of their own: 10,000 instances of a compile share one.
     static func jobEnvironment(
-        of task: TaskSpec, manifest: Manifest, _ environment: EnvironmentBuilder, blocks: inout [[String]: [String]]
+        of task: TaskSpec, manifest: Manifest, _ environment: EnvironmentBuilder, blocks: inout StrictBlocks
     ) -> JobEnvironment {
         if task.environment.isEmpty, task.requires.isEmpty, !environment.hasNamespaceDotenv(forTask: task.name) {
-            let ownPasses = task.passEnvironment.map { $0.value }
+            // Not a closure making it on a miss: its context copied the task, manifest and
+            // environment at every call.
             let block: [String]
-            if let made = blocks[ownPasses] {
+            if let made = blocks.block(forOwnPasses: task.passEnvironment) {
                 block = made
             } else {
                 let patterns = passPatterns(of: task, manifest: manifest)
                 block = environment.strictSharedBlock { passes($0, patterns) }
-                blocks[ownPasses] = block
+                blocks.keep(block, forOwnPasses: task.passEnvironment)
             }
             guard let instance = task.instance else { return JobEnvironment(shared: block, taskName: task.name) }
             // An inherited variable of the same name must go: a second `SRC=` would be ambiguous.
@@ -72,5 +73,20 @@ public enum StrictEnvironment {
             entries.append(name + "=" + value)
         }
         return JobEnvironment(entries)
+    }
+}
+
+/// The shared blocks of a run's cacheable tasks, filtered once for each task's own `pass_env`.
+/// Most tasks name none: theirs is kept apart, found without hashing a key per task.
+struct StrictBlocks {
+    private var plain: [String]?
+    private var byOwnPasses: [[String]: [String]] = [:]
+
+    func block(forOwnPasses ownPasses: [Located<String>]) -> [String]? {
+        ownPasses.isEmpty ? plain : byOwnPasses[ownPasses.map { $0.value }]
+    }
+
+    mutating func keep(_ block: [String], forOwnPasses ownPasses: [Located<String>]) {
+        if ownPasses.isEmpty { plain = block } else { byOwnPasses[ownPasses.map { $0.value }] = block }
     }
 }

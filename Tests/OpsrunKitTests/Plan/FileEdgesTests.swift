@@ -38,6 +38,30 @@ import Testing
             """, of: "use") == ["w6", "w1", "w2", "w4"])
     }
 
+    /// The shortcut that skips the search when sources and outputs share no top directory reads
+    /// bytes only: whatever it cannot judge that way (`./`, `..`, `${...}`, a wildcard first
+    /// name) must still find the edge, and a name after a run of equal ones must count.
+    @Test(arguments: ["./out/a.txt", "src/../out/a.txt", "${OUT}/a.txt", "o*/a.txt", "out/a.txt"])
+    func noSpellingOfAnOutputHidesItsEdge(source: String) throws {
+        #expect(try Self.prerequisites("""
+            env: { OUT: out }
+            tasks:
+              r:
+                sources: [src/1, src/2, src/3, "\(source)"]
+                run: "true"
+              w: { outputs: [out/a.txt], run: "true" }
+              other: { sources: [src/4], outputs: [gen/b.txt], run: "true" }
+            """, of: "r") == ["w"])
+    }
+
+    @Test func sourcesAndOutputsInDifferentTopDirectoriesMakeNoEdge() throws {
+        #expect(try Self.prerequisites("""
+            tasks:
+              r: { sources: [src/1, src/2], outputs: [out/r], run: "true" }
+              w: { sources: [src/3], outputs: [out/a.txt], run: "true" }
+            """, of: "r") == [])
+    }
+
     @Test func aDepsEntryAlreadyThereMakesNoSecondEdge() throws {
         #expect(try Self.prerequisites("""
             tasks:
