@@ -15,10 +15,16 @@ import Testing
         return copy
     }
 
+    /// Removes a copy and the output cache its runs used beside it.
+    func remove(_ copy: URL) {
+        try? FileManager.default.removeItem(at: copy)
+        try? FileManager.default.removeItem(atPath: OpsrunBinary.cacheDirectory(for: copy))
+    }
+
     @Test(arguments: [("hello", Int32(0)), ("diamond", 0), ("pipeline", 0), ("failing", 1), ("cycle", 2), ("c-program", 0), ("monorepo", 0), ("ci", 0)])
     func exampleRunsWithItsExpectedStatus(name: String, status: Int32) throws {
         let copy = try copy(name)
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let plan = try OpsrunBinary.run(["-n"], in: copy)
         #expect(plan.status == (status == 2 ? 2 : 0))
         let run = try OpsrunBinary.run([], in: copy)
@@ -29,7 +35,7 @@ import Testing
     /// queries it, a cleanup that collects a log, and a JUnit report; nothing is left listening.
     @Test func ciServesTheSiteForTheIntegrationTestsThenStopsTheServer() throws {
         let copy = try copy("ci")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let run = try OpsrunBinary.run(["-j", "2", "--junit", "junit.xml"], in: copy)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("integration | ok about.html"))
@@ -45,7 +51,7 @@ import Testing
 
     @Test func pipelinePackagesItsArchiveAfterEveryCheck() throws {
         let copy = try copy("pipeline")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let run = try OpsrunBinary.run(["-j", "2"], in: copy)
         #expect(run.status == 0)
         #expect(FileManager.default.fileExists(atPath: copy.appendingPathComponent("build/app.tgz").path))
@@ -56,7 +62,7 @@ import Testing
     /// `opsrun web` runs web's default; a sub-project runs alone, except what needs the root.
     @Test func monorepoRunsWholeByNamespaceAndEachSubProjectAlone() throws {
         let copy = try copy("monorepo")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let run = try OpsrunBinary.run(["-j", "2"], in: copy)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("web:build | web 1.4 built\n"))
@@ -96,7 +102,7 @@ import Testing
     /// `make -n` does; the JSON plan keeps them as written, and the shell runs them as written.
     @Test func cProgramPlanAndVerboseShowSubstitutedCommands() throws {
         let copy = try copy("c-program")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let plan = try OpsrunBinary.run(["-n"], in: copy)
         #expect(plan.stdout.contains(
             "    $ cc -O2 -Wall -Wextra -Iinclude -MMD -MF \"build/src/main.d\" -c \"src/main.c\" -o \"build/src/main.o\"\n"),
@@ -117,7 +123,7 @@ import Testing
     /// the files whose depfiles list it.
     @Test func cProgramCompilesEachFileLinksAndRuns() throws {
         let copy = try copy("c-program")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let run = try OpsrunBinary.run(["-j", "2"], in: copy)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for file in ["greet", "main", "mathx", "reverse"] {
@@ -164,7 +170,7 @@ import Testing
     /// Issue 13: editing a source of the pipeline used to leave the archive as it was.
     @Test func pipelineRepackagesAfterASourceEdit() throws {
         let copy = try copy("pipeline")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         #expect(try OpsrunBinary.run([], in: copy).status == 0)
         let main = copy.appendingPathComponent("src/main.txt")
         try (String(contentsOf: main, encoding: .utf8) + "edited line\n").write(to: main, atomically: false, encoding: .utf8)

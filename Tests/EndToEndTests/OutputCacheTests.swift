@@ -28,7 +28,8 @@ import Testing
         """
 
     /// One cache shared by the clones of a test, apart from every other test's.
-    let cache = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-cache-\(UUID().uuidString)").path
+    let cacheDirectory = TemporaryCacheDirectory()
+    var cache: String { cacheDirectory.path }
 
     func clone(_ input: String = "one", manifest: String = Self.manifest) throws -> TemporaryProject {
         try TemporaryProject(manifest, files: ["in.txt": input + "\n"])

@@ -7,7 +7,8 @@ import Testing
 /// task, only the variables that enter its key (the strict environment).
 @Suite struct WhatCommandsSeeTests {
     /// One cache shared by the clones of a test, apart from every other test's.
-    let cache = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-cache-\(UUID().uuidString)").path
+    let cacheDirectory = TemporaryCacheDirectory()
+    var cache: String { cacheDirectory.path }
 
     func run(
         _ project: TemporaryProject, _ arguments: String..., environment: [String: String] = [:],
