@@ -18,7 +18,7 @@ public struct ShellSpec: Equatable, Hashable, Sendable {
     }
 
     /// `sh`: what a task without `shell:` runs with.
-    public static let sh = ShellSpec(words: ["/bin/sh", "-e", "-c"], passesTaskName: true)
+    public static let sh = ShellSpec(words: DefaultShell.words, passesTaskName: true)
     /// `bash`: errexit and pipefail, as GitHub Actions runs a `shell: bash` step.
     public static let bash = ShellSpec(words: ["bash", "-e", "-o", "pipefail", "-c"], passesTaskName: true)
 

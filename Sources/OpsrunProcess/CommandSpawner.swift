@@ -22,8 +22,6 @@ final class CommandSpawner {
         case failed(String, errno: Int32)
     }
 
-    static let shell = "/bin/sh"
-    static let defaultShell = [shell, "-e", "-c"]
     /// The dispositions each child resets before exec: those the process changed or inherited
     /// changed (`nohup` ignores SIGHUP, and an ignored disposition would survive exec), and any
     /// handler installed. Every child starts with an empty signal mask.
@@ -124,8 +122,8 @@ final class CommandSpawner {
         // `build: 1: cc: not found`), and the arguments after `--` are `"$@"`. A `shell:` list
         // written in the manifest gets the command and the arguments.
         guard let shell = job.shell else {
-            let words = Self.defaultShell + [command, job.taskName] + job.arguments
-            let status = spawn(Self.shell, words, launch.shellEnvironment.pointer(for: job.environmentParts))
+            let words = DefaultShell.words + [command, job.taskName] + job.arguments
+            let status = spawn(DefaultShell.program, words, launch.shellEnvironment.pointer(for: job.environmentParts))
             return outcome(status, directly: false)
         }
         let words = shell + [command] + (job.shellPassesTaskName ? [job.taskName] : []) + job.arguments
@@ -205,7 +203,7 @@ final class CommandSpawner {
         if access(workingDirectory, X_OK) != 0 {
             return "cannot enter working directory '\(workingDirectory)': \(message(errno))"
         }
-        return "cannot run \(shell): \(message(code))"
+        return "cannot run \(DefaultShell.program): \(message(code))"
     }
 
     private static func message(_ code: Int32) -> String {
