@@ -98,6 +98,14 @@ public enum RequiredVariables {
     static func missingRequirement(
         of task: TaskSpec, named name: String, values: TaskVariables, dotenvFiles: [String]
     ) -> Diagnostic? {
+        // opsrun keeps its own settings from every task, so requiring one can never be met.
+        if let setting = task.requires.first(where: { OpsrunSettings.contains($0.value) }) {
+            return .error(
+                "task '\(name)' requires \(setting.value), one of opsrun's own settings, which never reach a task "
+                    + "(a cache token in a task's environment would be printed into its logs); pass what the task "
+                    + "needs under a name of its own (env: { CACHE_URL: ... })",
+                at: setting.location)
+        }
         var missing: [Located<String>] = []
         for variable in task.requires where (values[variable.value] ?? "").isEmpty {
             if !missing.contains(where: { $0.value == variable.value }) { missing.append(variable) }

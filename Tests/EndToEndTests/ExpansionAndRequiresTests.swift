@@ -110,6 +110,24 @@ import Testing
         #expect(try String(contentsOfFile: withEnv.path("deployed"), encoding: .utf8) == "t2 eu\n")
     }
 
+    /// opsrun's own settings reach no task, so requiring one is said to be impossible, not unset.
+    @Test func requiringOneOfOpsrunsOwnSettingsSaysItNeverReachesATask() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              deploy:
+                requires: [OPSRUN_REMOTE_CACHE]
+                run: echo "$OPSRUN_REMOTE_CACHE"
+            """)
+        let result = try project.run("deploy", environment: ["OPSRUN_REMOTE_CACHE": "http://127.0.0.1:9/"])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("""
+            Tasksfile.yaml:3:16: error: task 'deploy' requires OPSRUN_REMOTE_CACHE, one of opsrun's own settings, \
+            which never reach a task (a cache token in a task's environment would be printed into its logs); pass what \
+            the task needs under a name of its own (env: { CACHE_URL: ... })
+            """), "\(result.stderr)")
+    }
+
     @Test func keysFromOtherToolsGetTheirOpsrunNames() throws {
         let project = try TemporaryProject(
             """
