@@ -50,7 +50,7 @@ public final class RunRecorder: RunObserver {
             guard keepsOutput else { return }
             if case .interrupted = cause { failedOutput[index] = tails[index]?.text }
             tails[index] = nil
-        case .commandStarted, .runStopping, .serviceReady:
+        case .commandStarted, .runStopping, .serviceReady, .runSuspending, .runContinued:
             break
         }
     }
