@@ -32,6 +32,7 @@ import Testing
         // The handshakes: the shell saw its job stop, and every process of the task's group
         // (its shell, its `sleep`) is stopped too.
         try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeStop), "\(shell.transcript.debugDescription)")
         #expect(ProcessProbe.state(of: opsrun) == "T")
         try #require(waitUntil("the task's processes stopped", seconds: 10) { ProcessProbe.isStopped(group: task) })
         let whileStopped = lineCount(project.path("ticks"))
@@ -45,9 +46,7 @@ import Testing
         FileManager.default.createFile(atPath: project.path("enough"), contents: nil)
         let afterFg = shell.transcript.utf8.count
         try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: afterFg), "\(shell.transcript.debugDescription)")
-        let beforeStatus = shell.transcript.utf8.count
-        shell.type("echo \"opsrun exited $?\"\n")
-        #expect(shell.read(until: "opsrun exited 0", after: beforeStatus), "\(shell.transcript.debugDescription)")
+        #expect(lastExitStatus(in: shell) == 0, "\(shell.transcript.debugDescription)")
         #expect(shell.transcript.contains("1 succeeded"), "\(shell.transcript.debugDescription)")
     }
 
@@ -73,6 +72,7 @@ import Testing
         let beforeStop = shell.transcript.utf8.count
         kill(opsrun, SIGTSTP)
         try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeStop), "\(shell.transcript.debugDescription)")
         try #require(waitUntil("the task's processes stopped", seconds: 10) { ProcessProbe.isStopped(group: task) })
         // Stopped for longer than the whole timeout: this wait is the test.
         usleep(2_500_000)
@@ -82,10 +82,46 @@ import Testing
         gate.release()
         let afterFg = shell.transcript.utf8.count
         try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: afterFg), "\(shell.transcript.debugDescription)")
-        let beforeStatus = shell.transcript.utf8.count
-        shell.type("echo \"opsrun exited $?\"\n")
-        #expect(shell.read(until: "opsrun exited 0", after: beforeStatus), "\(shell.transcript.debugDescription)")
+        #expect(lastExitStatus(in: shell) == 0, "\(shell.transcript.debugDescription)")
         #expect(shell.transcript.contains("1 succeeded"), "\(shell.transcript.debugDescription)")
+    }
+
+    /// A service is stopped with the tasks, and its `ready_timeout` counts only the time the run
+    /// ran: stopped for longer than it while still not ready, it becomes ready after `fg`, and
+    /// its dependent runs.
+    @Test func aServiceIsStoppedTooAndItsReadyTimeoutDoesNotCountTheTimeStopped() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              server:
+                service: true
+                run: echo $$ > server.pid; exec sleep 60
+                ready: test -e up
+                ready_timeout: 2s
+              client:
+                deps: [server]
+                run: echo served
+            """)
+        let shell = try OpsrunOnTerminal.interactiveShell()
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt), "no prompt: \(shell.transcript.debugDescription)")
+        shell.type("'\(OpsrunBinary.path)' -C '\(project.url.path)' client\n")
+        let server = try #require(ProcessProbe.pid(writtenTo: project.path("server.pid")), "the service never started")
+        let opsrun = try #require(ProcessProbe.parentAndGroup(of: server)?.parent)
+
+        let beforeStop = shell.transcript.utf8.count
+        kill(opsrun, SIGTSTP)
+        try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeStop), "\(shell.transcript.debugDescription)")
+        try #require(waitUntil("the service stopped", seconds: 10) { ProcessProbe.isStopped(group: server) })
+        // Stopped, not ready, for longer than the whole ready_timeout: this wait is the test.
+        usleep(2_500_000)
+
+        shell.type("fg\n")
+        try #require(waitUntil("the service continued") { ProcessProbe.state(of: server) != "T" })
+        FileManager.default.createFile(atPath: project.path("up"), contents: nil)
+        let afterFg = shell.transcript.utf8.count
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: afterFg), "\(shell.transcript.debugDescription)")
+        #expect(lastExitStatus(in: shell) == 0, "\(shell.transcript.debugDescription)")
+        #expect(shell.transcript.contains("client | served"), "\(shell.transcript.debugDescription)")
     }
 
     /// An interactive task is the terminal's foreground group: Ctrl-Z stops it, not opsrun. The
@@ -96,31 +132,42 @@ import Testing
             tasks:
               ask:
                 interactive: true
-                run: printf 'name? '; read -r answer; echo "got $answer"
+                run: echo $$ > ask.pid; printf 'name? '; read -r answer; echo "got $answer"
             """)
         let shell = try OpsrunOnTerminal.interactiveShell()
         try #require(shell.read(until: OpsrunOnTerminal.shellPrompt), "no prompt: \(shell.transcript.debugDescription)")
         let beforeRun = shell.transcript.utf8.count
         shell.type("'\(OpsrunBinary.path)' -C '\(project.url.path)' ask\n")
         try #require(shell.read(until: "name? ", after: beforeRun), "\(shell.transcript.debugDescription)")
+        let task = try #require(ProcessProbe.pid(writtenTo: project.path("ask.pid")), "the task never started")
+        let opsrun = try #require(ProcessProbe.parentAndGroup(of: task)?.parent)
 
         let beforeStop = shell.transcript.utf8.count
         shell.type("\u{1A}")  // Ctrl-Z, to the task
         try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
         try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeStop), "\(shell.transcript.debugDescription)")
+        #expect(ProcessProbe.state(of: opsrun) == "T")
+        #expect(ProcessProbe.state(of: task) == "T")
 
-        let beforeFg = shell.transcript.utf8.count
         shell.type("fg\n")
-        // bash names the job it continues; the task then reads what is typed.
-        try #require(shell.read(until: "ask", after: beforeFg), "\(shell.transcript.debugDescription)")
+        // The task reads what is typed once it runs again, the terminal its own.
+        try #require(waitUntil("the task continued") { ProcessProbe.state(of: task) != "T" })
+        let beforeFg = shell.transcript.utf8.count
         shell.type("me\n")
         try #require(shell.read(until: "got me", after: beforeFg), "\(shell.transcript.debugDescription)")
-        let afterRun = shell.transcript.utf8.count
-        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: afterRun), "\(shell.transcript.debugDescription)")
-        let beforeStatus = shell.transcript.utf8.count
-        shell.type("echo \"opsrun exited $?\"\n")
-        #expect(shell.read(until: "opsrun exited 0", after: beforeStatus), "\(shell.transcript.debugDescription)")
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeFg), "\(shell.transcript.debugDescription)")
+        #expect(lastExitStatus(in: shell) == 0, "\(shell.transcript.debugDescription)")
     }
+}
+
+/// The exit status of the shell's last command (`$?`), once it has ended and the shell prompts again.
+private func lastExitStatus(in shell: OpsrunOnTerminal) -> Int? {
+    let before = shell.transcript.utf8.count
+    shell.type("echo \"exit status $?\"\n")
+    guard shell.read(until: "\n" + OpsrunOnTerminal.shellPrompt, after: before) else { return nil }
+    let text = String(decoding: shell.transcript.utf8.dropFirst(before), as: UTF8.self)
+    guard let match = text.firstMatch(of: /exit status (\d+)/) else { return nil }
+    return Int(match.1)
 }
 
 /// The lines of the file at `path` (0 when there is none).
