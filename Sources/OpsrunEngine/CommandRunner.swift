@@ -24,10 +24,18 @@ public protocol CommandRunner: AnyObject {
     /// that keeps services up between runs (`--watch`, docs/manual/watch.md) may instead keep its process for
     /// the next run and report it finished at once, with `keptRunning`.
     func stopService(jobID: Int)
+
+    /// Ctrl-Z (`RunnerEvent.suspendRequested`): stops every running job's process group, then
+    /// opsrun itself, and returns once opsrun is continued (`fg`, `bg`), every group continued
+    /// where it was; the time stopped counts against no job's timeout (docs/manual/running.md).
+    func suspend()
 }
 
 extension CommandRunner {
     public func stopService(jobID: Int) { terminate(jobID: jobID) }
+
+    /// A runner that runs nothing has nothing to stop.
+    public func suspend() {}
 }
 
 /// One attempt at running one task's commands.
@@ -200,4 +208,7 @@ public enum RunnerEvent: Sendable, Equatable {
     case ready(jobID: Int, nanoseconds: UInt64)
     /// A signal that interrupts the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reached opsrun.
     case signal(Int32)
+    /// Ctrl-Z (SIGTSTP) reached opsrun, or stopped the interactive task that holds the terminal:
+    /// the engine suspends the run (`CommandRunner.suspend()`).
+    case suspendRequested
 }

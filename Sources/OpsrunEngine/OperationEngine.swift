@@ -220,7 +220,18 @@ public final class OperationEngine {
             serviceBecameReady(index, at: nanoseconds)
         case .signal(let number):
             interrupt(number)
+        case .suspendRequested:
+            suspend()
         }
+    }
+
+    /// Ctrl-Z, as a suspended `OperationQueue`: nothing new starts (the runner returns only once
+    /// opsrun is continued), every running task is stopped where it is, then opsrun; `fg` or `bg`
+    /// continues them all.
+    private func suspend() {
+        observer.handle(.runSuspending)
+        runner.suspend()
+        observer.handle(.runContinued)
     }
 
     /// An attempt ended: success, a retry, an allowed failure, a failure, or (after a signal) an

@@ -20,6 +20,11 @@ public enum RunEvent: Sendable, Equatable {
     case cancelled(index: Int, CancellationCause)
     /// No new operation starts from now on; running ones finish (or are terminated on a signal).
     case runStopping(RunStopReason)
+    /// Ctrl-Z (SIGTSTP): every running task is about to be stopped, then opsrun itself
+    /// (docs/manual/running.md). The terminal is the shell's until `runContinued`.
+    case runSuspending
+    /// `fg` or `bg` (SIGCONT) continued opsrun and every task it had stopped.
+    case runContinued
 }
 
 /// Why a run stopped starting operations.

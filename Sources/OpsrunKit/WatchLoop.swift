@@ -173,7 +173,10 @@ final class WatchLoop {
                 let now = MonotonicClock.now()
                 timeout = quietAt > now ? Int32(clamping: (quietAt - now + 999_999) / 1_000_000) : 0
             }
-            let outcome = SignalWait.wait(for: watcher.descriptor, also: kept, timeoutMilliseconds: timeout)
+            // Ctrl-Z stops the services kept up too (docs/manual/running.md).
+            let keeper = kept == nil ? nil : runner
+            let outcome = SignalWait.wait(
+                for: watcher.descriptor, also: kept, timeoutMilliseconds: timeout, suspend: keeper.map { $0.suspend })
             switch outcome {
             case .signal(let signal): return .signal(signal)
             case .alsoReadable:

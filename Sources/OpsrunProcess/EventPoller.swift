@@ -2,7 +2,7 @@ import CProcessShims
 import Glibc
 
 /// One epoll set over the children's pipes and pidfds, plus a signalfd for the termination
-/// signals (`SignalHandling.terminationSignals`), and SIGCHLD when child exits come that way (`ProcessRunner.ChildExitNotice`).
+/// signals and SIGTSTP (`SignalHandling.runLoopSignals`), and SIGCHLD when child exits come that way (`ProcessRunner.ChildExitNotice`).
 final class EventPoller {
     private let epollFD: Int32
     private let signalFD: Int32
@@ -14,7 +14,7 @@ final class EventPoller {
         precondition(epollFD >= 0, "epoll_create1 failed: errno \(errno)")
         // The signalfd only ever sees signals that are blocked; when the CLI has not blocked them
         // (as in tests) it stays silent and they act as usual.
-        var signals = SignalHandling.terminationSignals
+        var signals = SignalHandling.runLoopSignals
         if childExitSignal { sigaddset(&signals, SIGCHLD) }
         signalFD = signalfd(-1, &signals, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         precondition(signalFD >= 0, "signalfd failed: errno \(errno)")

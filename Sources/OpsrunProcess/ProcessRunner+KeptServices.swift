@@ -73,7 +73,8 @@ extension ProcessRunner {
     public var keptServicesDescriptor: Int32? { keptJobs.isEmpty ? nil : poller.descriptor }
 
     /// Between runs: reads what kept services wrote (dropped: no run is there to show it) and
-    /// forgets those that ended; returns a termination signal taken meanwhile.
+    /// forgets those that ended; returns a termination signal taken meanwhile. A Ctrl-Z suspends
+    /// them and opsrun at once.
     public func serveKeptServices() -> Int32? {
         var events: [RunnerEvent] = []
         poller.wait(timeoutMilliseconds: 0) { token in handle(token, events: &events) }
@@ -81,7 +82,13 @@ extension ProcessRunner {
         takeKeptEvents(&events)
         var signal: Int32?
         for event in events {
-            if case .signal(let taken) = event { signal = signal ?? taken } else { pendingEvents.append(event) }
+            if case .signal(let taken) = event {
+                signal = signal ?? taken
+            } else if event == .suspendRequested {
+                suspend()
+            } else {
+                pendingEvents.append(event)
+            }
         }
         return signal
     }
@@ -95,7 +102,7 @@ extension ProcessRunner {
                 return true
             case .commandStarted(let id, _), .output(let id, _, _), .finished(let id, _):
                 return Self.isKeptID(id)
-            case .ready, .signal:
+            case .ready, .signal, .suspendRequested:
                 return false
             }
         }

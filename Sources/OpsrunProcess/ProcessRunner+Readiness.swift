@@ -80,7 +80,7 @@ extension ProcessRunner {
     private static func isProbeEvent(_ event: RunnerEvent) -> Bool {
         switch event {
         case .commandStarted(let id, _), .output(let id, _, _), .finished(let id, _): id < 0 && !isKeptID(id)
-        case .ready, .signal: false
+        case .ready, .signal, .suspendRequested: false
         }
     }
 

@@ -224,6 +224,9 @@ public final class ProcessRunner: CommandRunner {
             poller.takeSignals { signal in
                 if signal == SIGCHLD {
                     reapExitedCommands(events: &events)
+                    if interactiveTaskStopped() { events.append(.suspendRequested) }
+                } else if signal == SIGTSTP {
+                    events.append(.suspendRequested)
                 } else {
                     events.append(.signal(signal))
                 }

@@ -101,6 +101,11 @@ final class RunningJob {
         startNanoseconds = now
     }
 
+    /// The run was suspended (Ctrl-Z) for `nanoseconds`: time that does not count against the timeout.
+    func postponeTimeout(by nanoseconds: UInt64) {
+        timeoutDeadline = timeoutDeadline.map { $0 &+ nanoseconds }
+    }
+
     var isTerminating: Bool { timedOut || terminatedByRequest }
 
     /// The earliest moment something must happen to this job's running command without any event.

@@ -1,10 +1,15 @@
 import Glibc
 
-/// How opsrun takes the signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT): blocked
-/// in every thread, read from a signalfd by the runner.
+/// How opsrun takes the signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) and the one
+/// that suspends it (SIGTSTP, Ctrl-Z): blocked in every thread, read from a signalfd by the runner.
 public enum SignalHandling {
-    /// Blocks the termination signals in the calling thread (and so in every thread created after
-    /// it), and SIGPIPE, so a write to a closed pipe is an error (EPIPE) rather than death.
+    /// Blocks the termination signals and SIGTSTP in the calling thread (and so in every thread
+    /// created after it), and SIGPIPE, so a write to a closed pipe is an error (EPIPE) rather than
+    /// death.
+    ///
+    /// SIGTSTP is taken rather than left to its default, which would stop opsrun alone: each task
+    /// runs in a process group of its own, which a Ctrl-Z at the terminal does not reach, so the
+    /// runner stops their groups first, then opsrun (`ProcessRunner.suspend()`).
     ///
     /// SIGPIPE is blocked rather than ignored: every child starts with an empty mask anyway, while
     /// an ignored disposition would survive exec and cost each child a `sigaction` to undo.
@@ -13,15 +18,15 @@ public enum SignalHandling {
     /// only is delivered to another and kills the process. Children get an empty mask and default
     /// dispositions back from `ProcessRunner`'s spawn attributes.
     ///
-    /// A termination signal opsrun was started with ignored stays ignored, and is unblocked (the
-    /// mask is inherited too): a blocked signal is queued even when ignored, so `nohup opsrun`
+    /// A termination signal (or SIGTSTP) opsrun was started with ignored stays ignored, and is
+    /// unblocked (the mask is inherited too): a blocked signal is queued even when ignored, so `nohup opsrun`
     /// would stop at the hangup it was meant to survive, and a script's `opsrun &` (which ignores
     /// SIGINT and SIGQUIT) at a Ctrl-C meant for the script. GNU make does the same.
     public static func blockTerminationSignals() {
-        var signals = terminationSignals
+        var signals = runLoopSignals
         var ignored = sigset_t()
         sigemptyset(&ignored)
-        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] where isIgnored(signal) {
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP] where isIgnored(signal) {
             sigdelset(&signals, signal)
             sigaddset(&ignored, signal)
         }
@@ -48,7 +53,15 @@ public enum SignalHandling {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    /// What the runner's signalfd listens for: each interrupts the run the same way.
+    /// What the runner's signalfd listens for besides the termination signals: SIGTSTP suspends
+    /// the run (docs/manual/running.md). Not a termination signal: it cuts no work short.
+    static var runLoopSignals: sigset_t {
+        var signals = terminationSignals
+        sigaddset(&signals, SIGTSTP)
+        return signals
+    }
+
+    /// The signals that interrupt a run; each interrupts it the same way.
     ///
     /// SIGHUP (a closed terminal or SSH session: the shell passes it on to its jobs) and SIGQUIT
     /// (Ctrl-\) too, as ninja does for SIGHUP: with their default action opsrun would die at once

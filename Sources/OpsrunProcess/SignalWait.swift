@@ -16,8 +16,14 @@ public enum SignalWait {
 
     /// Waits up to `timeoutMilliseconds` (-1: without end) for `descriptor` or a termination signal.
     /// `also`: a second descriptor to wait for (`.alsoReadable`).
-    public static func wait(for descriptor: Int32, also: Int32? = nil, timeoutMilliseconds: Int32) -> Outcome {
-        var signals = SignalHandling.terminationSignals
+    ///
+    /// A Ctrl-Z (SIGTSTP) meanwhile calls `suspend`, which returns once opsrun is continued, and the
+    /// wait starts again; without it opsrun stops alone, as no task is running
+    /// (`ProcessRunner.suspend()` also stops the services `--watch` keeps).
+    public static func wait(
+        for descriptor: Int32, also: Int32? = nil, timeoutMilliseconds: Int32, suspend: (() -> Void)? = nil
+    ) -> Outcome {
+        var signals = SignalHandling.runLoopSignals
         let signalFD = signalfd(-1, &signals, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         defer { if signalFD >= 0 { close(signalFD) } }
         var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
@@ -32,7 +38,15 @@ public enum SignalWait {
                 let taken = withUnsafeMutableBytes(of: &signals) {
                     cps_signalfd_read(signalFD, $0.baseAddress!.assumingMemoryBound(to: Int32.self))
                 }
-                if taken > 0 { return .signal(signals.0) }
+                let termination = withUnsafeBytes(of: &signals) { raw in
+                    (0..<Int(max(taken, 0))).lazy.map { raw.load(fromByteOffset: $0 * 4, as: Int32.self) }
+                        .first { $0 != SIGTSTP }
+                }
+                if let termination { return .signal(termination) }
+                if taken > 0 {
+                    (suspend ?? SelfStop.stopThisProcess)()
+                    continue
+                }
             }
             if descriptors[0].revents == 0, also != nil { return .alsoReadable }
             return .readable

@@ -16,7 +16,26 @@ final class OpsrunOnTerminal {
     private var exitStatus: Int32?
 
     /// Starts `opsrun arguments` in `directory` on a new pseudo-terminal.
-    init(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws {
+    convenience init(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws {
+        try self.init(words: [OpsrunBinary.path, "-C", directory.path] + arguments, environment: extra)
+    }
+
+    /// A user's interactive shell (bash, job control on, no start-up files) on a new
+    /// pseudo-terminal, its prompt `ShellPrompt.text`: the test types opsrun's command line into it,
+    /// and Ctrl-Z, `fg` and `bg`, as a user does.
+    static func interactiveShell(environment extra: [String: String] = [:]) throws -> OpsrunOnTerminal {
+        var environment = extra
+        environment["PS1"] = shellPrompt
+        environment["HISTFILE"] = "/dev/null"
+        let terminal = try OpsrunOnTerminal(words: ["/bin/bash", "--norc", "--noprofile", "-i"], environment: environment)
+        return terminal
+    }
+
+    /// The prompt of `interactiveShell`: unlike anything opsrun prints.
+    static let shellPrompt = "shell-ready$ "
+
+    /// Starts the program `words[0]` with the rest as its arguments on a new pseudo-terminal.
+    private init(words: [String], environment extra: [String: String]) throws {
         // posix_openpt, unlockpt and ptsname by hand: Glibc's module leaves the X/Open ones out.
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
@@ -55,12 +74,11 @@ final class OpsrunOnTerminal {
         environment["TERM"] = "dumb"
         environment.removeValue(forKey: "GITHUB_ACTIONS")
         environment.merge(extra) { $1 }
-        let words = [OpsrunBinary.path, "-C", directory.path] + arguments
         let argv = words.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, OpsrunBinary.path, &actions, &attributes, argv, envp)
+        let status = posix_spawn(&child, words[0], &actions, &attributes, argv, envp)
         guard status == 0 else {
             close(master)
             throw POSIXError(.init(rawValue: status) ?? .EIO)
@@ -87,6 +105,22 @@ final class OpsrunOnTerminal {
             guard remaining > 0, readChunk(waitingMilliseconds: Int32(remaining * 1000)) else { return false }
         }
         return true
+    }
+
+    /// Reads until `text` has appeared after the first `offset` bytes of the transcript (its
+    /// `utf8.count` taken before): a prompt or a line that also appeared earlier.
+    func read(until text: String, after offset: Int, seconds: Double = OpsrunBinary.defaultDeadlineSeconds) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !String(decoding: transcript.utf8.dropFirst(offset), as: UTF8.self).contains(text) {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0, readChunk(waitingMilliseconds: Int32(remaining * 1000)) else { return false }
+        }
+        return true
+    }
+
+    /// Reads what has come so far, without waiting.
+    func readAvailable() {
+        while readChunk(waitingMilliseconds: 0) {}
     }
 
     /// What the user types.

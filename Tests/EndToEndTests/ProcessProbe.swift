@@ -48,6 +48,29 @@ enum ProcessProbe {
         return stat[stat.index(close, offsetBy: 2)]
     }
 
+    /// The parent of `pid` and its process group, from `/proc/PID/stat`; nil when it is gone.
+    static func parentAndGroup(of pid: Int32) -> (parent: Int32, group: Int32)? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 2, let parent = Int32(fields[1]), let group = Int32(fields[2]) else { return nil }
+        return (parent, group)
+    }
+
+    /// The processes of process group `group` (zombies included), from `/proc`.
+    static func members(ofGroup group: Int32) -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap(Int32.init).filter { parentAndGroup(of: $0)?.group == group }
+    }
+
+    /// Whether no process of `group` runs: each is stopped (state T), or a zombie its stopped
+    /// parent has not reaped, or gone since the scan; and the group has a stopped one at least.
+    static func isStopped(group: Int32) -> Bool {
+        let states = members(ofGroup: group).map { state(of: $0) }
+        return states.contains("T") && states.allSatisfy { $0 == "T" || $0 == "Z" || $0 == nil }
+    }
+
     /// The signals the process (its main thread) blocks, bit N-1 for signal N.
     static func blockedSignals(of pid: Int32) -> UInt64? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -101,9 +101,52 @@ import Testing
         #expect(report["exit_code"] as? Int == 130)
         #expect(report["signal"] as? String == "SIGINT")
         let serve = try #require(try tasks(report)["serve"])
-        #expect(serve["state"] as? String == "cancelled")
+        #expect(serve["state"] as? String == "interrupted")
         #expect(serve["reason"] as? String == "interrupted by SIGINT")
         #expect(serve["attempts"] as? Int == 1)
+    }
+
+    /// A CI cancel (SIGTERM) or Ctrl-C while a task runs: that task ran and did not pass, so it is
+    /// a JUnit `<error>` saying so, with what it printed, and `interrupted` in the JSON report;
+    /// the task that never started is skipped, with the reason.
+    @Test func aTaskRunningWhenTheRunIsInterruptedIsAnErrorAndOneThatNeverStartedIsSkipped() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              serve: echo serving; echo $$ > started.pid; sleep 30
+              after:
+                deps: [serve]
+                run: echo after
+            """)
+        let running = try OpsrunBinary.start(
+            ["--junit", "junit.xml", "--report", "run.json", "--grace", "1s", "after"], in: project.url)
+        defer { running.stopIfRunning() }
+        _ = try #require(ProcessProbe.pid(writtenTo: project.path("started.pid")), "the task never started")
+        kill(running.pid, SIGTERM)
+        #expect(running.wait().status == 143)
+
+        let junit = try String(contentsOfFile: project.path("junit.xml"), encoding: .utf8)
+        #expect(junit.contains(
+            "<testsuites name=\"opsrun\" tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"1\""), "\(junit)")
+        #expect(junit.contains(
+            "<testsuite name=\"Tasksfile.yaml\" tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"1\""), "\(junit)")
+        #expect(junit.contains("""
+            >
+                  <error message="interrupted by SIGTERM" type="interrupted">serving
+            </error>
+                </testcase>
+                <testcase name="after" classname="Tasksfile.yaml" time="0.000">
+                  <skipped message="interrupted by SIGTERM"/>
+                </testcase>
+            """), "\(junit)")
+        let parsed = try JUnitFile(contentsOf: project.path("junit.xml"))
+        #expect(parsed.errorMessages == ["interrupted by SIGTERM"])
+        #expect(parsed.skippedMessages == ["interrupted by SIGTERM"])
+
+        let report = try json(project.path("run.json"))
+        let states = try tasks(report).mapValues { $0["state"] as? String }
+        #expect(states == ["serve": "interrupted", "after": "cancelled"])
+        let counts = try #require(report["counts"] as? [String: Int])
+        #expect(counts["interrupted"] == 1 && counts["cancelled"] == 1, "\(counts)")
     }
 
     @Test func aReportThatCannotBeWrittenAtTheEndFailsASuccessfulRun() throws {
@@ -192,11 +235,12 @@ import Testing
 }
 
 /// What an XML parser makes of a `--junit` file: the test case names, the text of each
-/// `<failure>` and the message of each `<skipped>`, in order. Throws if it is not well formed.
+/// `<failure>` and the message of each `<skipped>` and `<error>`, in order. Throws if it is not well formed.
 private final class JUnitFile: NSObject, XMLParserDelegate {
     var testCases: [String] = []
     var failureText: [String] = []
     var skippedMessages: [String] = []
+    var errorMessages: [String] = []
     private var inFailure = false
 
     init(contentsOf path: String) throws {
@@ -216,6 +260,7 @@ private final class JUnitFile: NSObject, XMLParserDelegate {
             inFailure = true
             failureText.append("")
         case "skipped": skippedMessages.append(attributes["message"] ?? "")
+        case "error": errorMessages.append(attributes["message"] ?? "")
         default: break
         }
     }

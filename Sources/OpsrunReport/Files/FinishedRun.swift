@@ -23,9 +23,21 @@ public struct FinishedRun {
         self.manifest = manifest
     }
 
-    /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `restored`, `cancelled` or `not_run`.
+    /// Whether the task was running when a signal interrupted the run (rather than never started).
+    func wasInterrupted(_ index: Int) -> Bool {
+        let record = report.operations[index]
+        guard case .cancelled(.interrupted) = record.state else { return false }
+        return record.attempts > 0
+    }
+
+    /// How many tasks an interrupt cut short (counted apart from the cancelled ones).
+    var interruptedCount: Int { report.operations.indices.count(where: wasInterrupted) }
+
+    /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `restored`, `stopped`, `cancelled`,
+    /// `not_run` or `interrupted` (running when the run was interrupted).
     func stateName(_ index: Int) -> String {
-        switch report.operations[index].state {
+        if wasInterrupted(index) { return "interrupted" }
+        return switch report.operations[index].state {
         case .finished(.succeeded): "succeeded"
         case .finished(.failed): "failed"
         case .finished(.failedAllowed): "failed_allowed"

@@ -3,6 +3,8 @@
 ///
 /// - A task that failed is a `<failure>` whose message is the summary's reason and whose text is
 ///   the tail of its output (`OutputTail`).
+/// - A task that was running when a signal interrupted the run is an `<error>` (`interrupted by
+///   SIGINT`) with the tail of its output: it ran, and did not pass.
 /// - Cancelled, not run and up-to-date tasks are `<skipped>` with the reason: they did not run.
 /// - A failure allowed by `allow_failure` passes, with the reason and its output tail in
 ///   `<system-out>`: the run counts it as a success.
@@ -18,13 +20,14 @@ public enum JUnitXML {
         let counts = report.counts
         let tests = report.operations.count
         let failures = counts.failed
-        let skipped = counts.cancelled + counts.notRun + counts.upToDate
+        let errors = run.interruptedCount
+        let skipped = counts.cancelled - errors + counts.notRun + counts.upToDate
         let time = seconds(run.clock.milliseconds(from: run.clock.startMonotonic, to: run.endMonotonic))
         let suite = XMLText.attribute(run.manifest)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"opsrun\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\""
+        out += "<testsuites name=\"opsrun\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
             + " skipped=\"\(skipped)\" time=\"\(time)\">\n"
-        out += "  <testsuite name=\"\(suite)\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\""
+        out += "  <testsuite name=\"\(suite)\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
             + " skipped=\"\(skipped)\" time=\"\(time)\""
             + " timestamp=\"\(run.clock.timestamp(of: run.clock.startMonotonic, precise: false))\">\n"
         for index in report.operations.indices {
@@ -58,6 +61,9 @@ public enum JUnitXML {
         case .finished(.failedAllowed):
             return open + ">\n      <system-out>" + XMLText.content("failed (allowed): \(reason)\n" + tail)
                 + "</system-out>\n    </testcase>\n"
+        case .cancelled where run.wasInterrupted(index):
+            return open + ">\n      <error message=\"\(XMLText.attribute(reason))\" type=\"interrupted\">"
+                + XMLText.content(tail) + "</error>\n    </testcase>\n"
         case .finished(.upToDate), .cancelled:
             return open + ">\n      <skipped message=\"\(XMLText.attribute(reason))\"/>\n    </testcase>\n"
         case .pending, .ready, .executing:

@@ -15,6 +15,8 @@ public enum RunRecordJSON {
         let runStart = run.clock.startMonotonic
         let tasks = report.operations.indices.map { task($0, of: run) }
         let counts = report.counts
+        // Every task in exactly one count: those an interrupt cut short are not also cancelled.
+        let interrupted = run.interruptedCount
         let document = OrderedJSON.object([
             ("version", .int(formatVersion)),
             ("opsrun", .string(OpsrunVersion.current)),
@@ -29,11 +31,12 @@ public enum RunRecordJSON {
                 ("succeeded", .int(counts.succeeded)),
                 ("failed", .int(counts.failed)),
                 ("failed_allowed", .int(counts.failedAllowed)),
-                ("cancelled", .int(counts.cancelled)),
+                ("cancelled", .int(counts.cancelled - interrupted)),
                 ("not_run", .int(counts.notRun)),
                 ("up_to_date", .int(counts.upToDate)),
                 ("stopped", .int(counts.stopped)),
                 ("restored", .int(counts.restored)),
+                ("interrupted", .int(interrupted)),
             ])),
             ("tasks", .array(tasks)),
         ])

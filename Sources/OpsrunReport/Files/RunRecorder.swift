@@ -44,10 +44,13 @@ public final class RunRecorder: RunObserver {
             guard keepsOutput else { return }
             if outcome == .failed || outcome == .failedAllowed { failedOutput[index] = tails[index]?.text }
             tails[index] = nil
-        case .cancelled(let index, _):
-            // JUnit shows a cancelled task's reason, not its output.
-            if keepsOutput { tails[index] = nil }
-        case .commandStarted, .runStopping, .serviceReady:
+        case .cancelled(let index, let cause):
+            // JUnit shows a cancelled task's reason, not its output; but one an interrupt cut
+            // short ran, and its output says how far it got.
+            guard keepsOutput else { return }
+            if case .interrupted = cause { failedOutput[index] = tails[index]?.text }
+            tails[index] = nil
+        case .commandStarted, .runStopping, .serviceReady, .runSuspending, .runContinued:
             break
         }
     }
@@ -66,7 +69,7 @@ public final class RunRecorder: RunObserver {
     }
 
     /// The end of what operation `index` printed in its last attempt, if it failed (allowed or
-    /// not) and output was kept.
+    /// not) or an interrupt cut it short, and output was kept.
     public func outputTail(of index: Int) -> String? {
         keepsOutput ? failedOutput[index] : nil
     }

@@ -165,6 +165,11 @@ public final class RunPrinter: RunObserver {
             }
         case .runStopping(.failure):
             break
+        case .runSuspending:
+            // The shell's `Stopped` line and prompt go where the status line was.
+            console.clearStatus()
+        case .runContinued:
+            showStatus()
         }
     }
 

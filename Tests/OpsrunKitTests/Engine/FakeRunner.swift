@@ -76,6 +76,11 @@ final class FakeRunner: CommandRunner {
         immediateEvents.removeAll()
         let nextReady = running.compactMap(\.readyTick).min() ?? .max
         let nextEnd = min(running.map(\.endTick).min() ?? .max, nextReady)
+        if let suspension = suspensions.first, suspension <= nextEnd {
+            suspensions.removeFirst()
+            now = max(now, suspension)
+            return events + [.suspendRequested]
+        }
         if let signal = signals.first, signal.tick <= nextEnd {
             signals.removeFirst()
             now = max(now, signal.tick)
@@ -91,6 +96,15 @@ final class FakeRunner: CommandRunner {
         }
         running.removeAll { $0.endTick == now }
         return events
+    }
+
+    /// Ticks at which a Ctrl-Z comes (`.suspendRequested`).
+    var suspensions: [Int] = []
+    /// The tasks executing at each `suspend()`.
+    private(set) var suspendedWhile: [[String]] = []
+
+    func suspend() {
+        suspendedWhile.append(running.map(\.job.taskName))
     }
 
     func terminateAll(immediately: Bool) {

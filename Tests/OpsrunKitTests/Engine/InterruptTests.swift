@@ -83,3 +83,18 @@ import Testing
         #expect(run.report.exitCode == .interrupted)
     }
 }
+
+/// docs/manual/running.md, "Suspending": Ctrl-Z suspends the run as a suspended `OperationQueue`.
+@Suite struct SuspendEngineTests {
+    @Test func ctrlZSuspendsTheRunnerOnceWithTheRunningTasksAndTheRunGoesOn() {
+        let runner = FakeRunner()
+        runner.durations = ["a": 5, "b": 5, "c": 1]
+        runner.suspensions = [2]
+        let run = runEngine([op("a"), op("b"), op("c", ["a"])], jobs: 2, runner: runner)
+        #expect(runner.suspendedWhile == [["a", "b"]])
+        let around = run.recorder.events.filter { $0 == .runSuspending || $0 == .runContinued }
+        #expect(around == [.runSuspending, .runContinued])
+        #expect(run.report.operations.map(\.state) == Array(repeating: .finished(.succeeded), count: 3))
+        #expect(run.report.exitCode == .success)
+    }
+}

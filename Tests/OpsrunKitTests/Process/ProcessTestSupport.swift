@@ -29,6 +29,8 @@ final class RunnerDriver {
     let runner: ProcessRunner
     var logs: [Int: JobLog] = [:]
     var signals: [Int32] = []
+    /// Ctrl-Z (SIGTSTP, or the interactive task stopped) reported by the runner.
+    var suspensionsRequested = 0
     /// Called with every event, before the driver records it.
     var observe: ((RunnerEvent) -> Void)?
     /// Whether `JobLog` keeps the output (a test counting 40 MB need not).
@@ -108,6 +110,8 @@ final class RunnerDriver {
             signals.append(signal)
         case .ready(let id, _):
             update(id) { $0.readyCount += 1 }
+        case .suspendRequested:
+            suspensionsRequested += 1
         }
     }
 

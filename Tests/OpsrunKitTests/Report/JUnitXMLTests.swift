@@ -73,17 +73,43 @@ import Testing
         #expect(!xml.contains("<failure"))
     }
 
-    @Test func aCancelledTasksOutputIsNotKept() {
+    @Test func aTaskAnInterruptCutShortIsAnErrorWithItsOutputAndOneThatNeverStartedIsSkipped() {
         let run = finishedRun(
-            [task("serve")],
-            [record("serve", .cancelled(.interrupted(signal: 2)), attempts: 1, result(.signaled(15), 0, 1))],
+            [task("serve"), task("test")],
+            [
+                record("serve", .cancelled(.interrupted(signal: 2)), attempts: 1, result(.signaled(15), 0, 1)),
+                record("test", .cancelled(.interrupted(signal: 2))),
+            ],
             events: [
                 .operationStarted(index: 0, attempt: 1), out(0, "listening\n"),
-                .cancelled(index: 0, .interrupted(signal: 2)),
+                .cancelled(index: 0, .interrupted(signal: 2)), .cancelled(index: 1, .interrupted(signal: 2)),
             ], signal: 2)
         let xml = JUnitXML.render(run)
-        #expect(xml.contains("<skipped message=\"interrupted by SIGINT\"/>"))
-        #expect(!xml.contains("listening"))
+        #expect(xml.contains("tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"1\""))
+        #expect(xml.contains("""
+                <testcase name="serve" classname="Tasksfile.yaml" time="1.000">
+                  <error message="interrupted by SIGINT" type="interrupted">listening
+            </error>
+                </testcase>
+                <testcase name="test" classname="Tasksfile.yaml" time="0.000">
+                  <skipped message="interrupted by SIGINT"/>
+                </testcase>
+            """), "\(xml)")
+    }
+
+    @Test func aCancelledTasksOutputIsNotKept() {
+        let run = finishedRun(
+            [task("compile"), task("lint")],
+            [
+                record("compile", .finished(.failed), attempts: 1, result(.exited(1), 0, 1)),
+                record("lint", .cancelled(.runStopped(after: 0))),
+            ],
+            events: [
+                .operationStarted(index: 0, attempt: 1), .finished(index: 0, .failed, result: result(.exited(1), 0, 1)),
+                .cancelled(index: 1, .runStopped(after: 0)),
+            ])
+        let xml = JUnitXML.render(run)
+        #expect(xml.contains("<skipped message=\"the run stopped after &apos;compile&apos; failed (use -k to keep going)\"/>"), "\(xml)")
     }
 
     @Test func upToDateTasksAreSkippedAsUpToDate() {

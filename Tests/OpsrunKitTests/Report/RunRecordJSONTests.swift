@@ -50,7 +50,8 @@ import Testing
                 "not_run": 1,
                 "up_to_date": 0,
                 "stopped": 0,
-                "restored": 0
+                "restored": 0,
+                "interrupted": 0
               },
             """))
     }
@@ -113,7 +114,7 @@ import Testing
         #expect(document["exit_code"] as? Int == 130)
         #expect(document["signal"] as? String == "SIGINT")
         let serve = try taskRecord(in: run, named: "serve")
-        #expect(serve["state"] as? String == "cancelled")
+        #expect(serve["state"] as? String == "interrupted")
         #expect(serve["signal"] as? String == "SIGTERM")
         #expect(serve["exit_status"] is NSNull)
         #expect(serve["reason"] as? String == "interrupted by SIGINT")

@@ -33,6 +33,14 @@ import Testing
         #expect(transcript.standardError == "b | warn\n")
     }
 
+    /// Ctrl-Z: the shell's `Stopped` line and prompt take the status line's place; after `fg` it
+    /// is drawn again.
+    @Test func theStatusLineIsClearedWhileTheRunIsSuspendedAndDrawnAgainAfter() {
+        let transcript = printed(
+            [task("a")], options: terminal(), [start(0), .runSuspending, .runContinued, succeeded(0, 0, 1)])
+        #expect(transcript.combined == "[0/1] running: a" + clear + "[0/1] running: a" + clear + "[1/1]" + clear)
+    }
+
     @Test func theStatusLineIsCutToTheTerminalWidth() {
         let transcript = printed(
             [task("alpha"), task("beta")], options: terminal(width: 21), [start(0), start(1)])
