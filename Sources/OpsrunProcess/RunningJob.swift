@@ -38,6 +38,8 @@ final class RunningJob {
     var terminatedByRequest = false
     /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
     var killDeadline: UInt64?
+    /// The current command's group got its SIGTERM: it never gets another (`terminate`).
+    var groupGotTerm = false
     var killed = false
     /// Killed without a grace period (a second interrupt): not even its cleanup runs then.
     var killedAtOnce = false
