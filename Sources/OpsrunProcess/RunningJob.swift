@@ -66,6 +66,11 @@ final class RunningJob {
         /// When the probe runs next; `nil` while it runs.
         var nextProbe: UInt64?
         var delay: UInt64
+        /// The end of what the running probe wrote, each stream's last `probeTailBytes`.
+        var probeOutput: [UInt8] = []
+        var probeError: [UInt8] = []
+        /// How the last probe that ended did: a failure says it.
+        var lastProbe: ProbeEnd?
     }
 
     /// The command to spawn now: one of `commands`, or of `cleanupCommands` once they run.
