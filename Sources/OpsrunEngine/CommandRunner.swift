@@ -24,10 +24,17 @@ public protocol CommandRunner: AnyObject {
     /// that keeps services up between runs (`--watch`, docs/manual/watch.md) may instead keep its process for
     /// the next run and report it finished at once, with `keptRunning`.
     func stopService(jobID: Int)
+
+    /// One of the service's prerequisites ran in this run (a new port, a new config): a process a
+    /// runner kept up for it from an earlier run (`stopService`) serves stale settings, so it is
+    /// stopped, and the service starts afresh when next needed (docs/manual/watch.md).
+    func discardKeptService(like job: CommandJob)
 }
 
 extension CommandRunner {
     public func stopService(jobID: Int) { terminate(jobID: jobID) }
+
+    public func discardKeptService(like job: CommandJob) {}
 }
 
 /// One attempt at running one task's commands.

@@ -122,6 +122,7 @@ public final class OperationEngine {
             announcedNewlyReady = 0
         }
         if services != nil {
+            if states[index] == .ready { servicePrerequisitesDone(index) }
             // Cancelled since, by a service that exited; or a service no task needs yet.
             if states[index] != .ready || becomesDormant(index) { return true }
         }

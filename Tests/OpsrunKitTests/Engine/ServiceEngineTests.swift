@@ -79,6 +79,21 @@ import Testing
         #expect(run.report.exitCode == .success)
     }
 
+    /// Issue 29 (docs/manual/watch.md): a prerequisite that ran (directly or through a group)
+    /// makes a kept process of the service stale; one up to date does not.
+    @Test func aServiceWhosePrerequisiteRanTellsTheRunnerItsKeptProcessIsStale() {
+        let operations = [
+            op("port"), op("config"), op("setup", ["port"], group: true),
+            op("web", ["setup"], service: true), op("db", ["config"], service: true),
+            op("test", ["web", "db"]),
+        ]
+        let runner = FakeRunner()
+        let checker = ScriptedChecker(operations, decisions: ["config": .upToDate])
+        let run = runEngine(operations, runner: runner, upToDate: checker)
+        #expect(run.report.exitCode == .success)
+        #expect(runner.discardedServices == ["web"])
+    }
+
     @Test func servicesANeededServiceNeedsStartFirst() {
         let runner = FakeRunner()
         runner.readyAfter = ["db": 2, "api": 3]
