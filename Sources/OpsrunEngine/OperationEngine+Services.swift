@@ -40,6 +40,18 @@ extension OperationEngine {
         runner.discardKeptService(like: specs[index].job)
     }
 
+    /// The run ended: a service cancelled before its prerequisites were all done (one failed, or
+    /// an interrupt) is stale too when one of them ran, though it was never settled: the next run
+    /// may find them all up to date.
+    func discardStaleServicesNotStarted() {
+        guard let users = services?.users else { return }
+        for service in users.keys.sorted() {
+            guard case .cancelled = states[service], attempts[service] == 0, anyRan(specs[service].prerequisites)
+            else { continue }
+            runner.discardKeptService(like: specs[service].job)
+        }
+    }
+
     /// Whether one of `prerequisites` ran in this run: its commands, or a restore from the output
     /// cache (which rewrote its outputs too); through groups, which run nothing themselves.
     private func anyRan(_ prerequisites: [Int]) -> Bool {

@@ -360,6 +360,7 @@ public final class OperationEngine {
             case nil: preconditionFailure("operation \(index) never became ready")
             }
         }
+        if services != nil { discardStaleServicesNotStarted() }
         // Read once here rather than once per operation: each read of a stored property of a
         // class is an exclusivity check at run time (a 10,000-task no-op made 50,000 of them here).
         let (specs, states, attempts) = (specs, states, attempts)

@@ -94,6 +94,19 @@ import Testing
         #expect(runner.discardedServices == ["web"])
     }
 
+    /// `port` ran but `site` failed: the service is cancelled, never settled, yet what it would
+    /// read is new; the next run may find `port` up to date and must not take the kept process.
+    @Test func aServiceCancelledAfterAPrerequisiteRanIsStaleToo() {
+        let runner = FakeRunner()
+        runner.terminations = ["site": [.exited(1)]]
+        runner.durations = ["site": 2]
+        let run = runEngine(
+            [op("port"), op("site"), op("web", ["port", "site"], service: true), op("test", ["web"])],
+            jobs: 2, runner: runner)
+        #expect(run.state("web") == .cancelled(.prerequisiteFailed(prerequisite: run.index("site"))))
+        #expect(runner.discardedServices == ["web"])
+    }
+
     @Test func servicesANeededServiceNeedsStartFirst() {
         let runner = FakeRunner()
         runner.readyAfter = ["db": 2, "api": 3]
