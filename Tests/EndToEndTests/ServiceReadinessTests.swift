@@ -9,13 +9,15 @@ import Testing
 /// `ready_timeout`, saying how the last probe ended (docs/manual/ci.md). Issue 29: `ready: curll
 /// -fs http://...` (a typo, exit 127) waited the whole minute and said only "not ready after 1m".
 @Suite struct ServiceReadinessTests {
+    /// The probe proper runs once the service has written its pid (until then `test` fails, and
+    /// the probe is tried again), so that the test can see the service is gone.
     static func manifest(ready probe: String) -> String {
         """
         tasks:
           db:
             service: true
             run: echo $$ > db.pid; echo booting up; exec sleep 60
-            ready: \(probe)
+            ready: test -e db.pid && \(probe)
             ready_timeout: 50s
           test:
             deps: [db]
