@@ -29,6 +29,11 @@ public protocol CommandRunner: AnyObject {
     /// opsrun itself, and returns once opsrun is continued (`fg`, `bg`), every group continued
     /// where it was; the time stopped counts against no job's timeout (docs/manual/running.md).
     func suspend()
+
+    /// One of the service's prerequisites ran in this run (a new port, a new config): a process a
+    /// runner kept up for it from an earlier run (`stopService`) serves stale settings, so it is
+    /// stopped, and the service starts afresh when next needed (docs/manual/watch.md).
+    func discardKeptService(like job: CommandJob)
 }
 
 extension CommandRunner {
@@ -36,6 +41,8 @@ extension CommandRunner {
 
     /// A runner that runs nothing has nothing to stop.
     public func suspend() {}
+
+    public func discardKeptService(like job: CommandJob) {}
 }
 
 /// One attempt at running one task's commands.

@@ -30,6 +30,40 @@ extension OperationEngine {
         return true
     }
 
+    /// A service's prerequisites are all done (it is settled for the first time): when one of them
+    /// ran in this run, a process kept up for it by an earlier run of `--watch` is stale (a new
+    /// port, a new config), and the runner stops it; the service starts afresh when needed, and
+    /// must be ready again (docs/manual/watch.md).
+    func servicePrerequisitesDone(_ index: Int) {
+        guard specs[index].isService, services?.wokenUp.contains(index) == false, anyRan(specs[index].prerequisites)
+        else { return }
+        runner.discardKeptService(like: specs[index].job)
+    }
+
+    /// The run ended: a service cancelled before its prerequisites were all done (one failed, or
+    /// an interrupt) is stale too when one of them ran, though it was never settled: the next run
+    /// may find them all up to date.
+    func discardStaleServicesNotStarted() {
+        guard let users = services?.users else { return }
+        for service in users.keys.sorted() {
+            guard case .cancelled = states[service], attempts[service] == 0, anyRan(specs[service].prerequisites)
+            else { continue }
+            runner.discardKeptService(like: specs[service].job)
+        }
+    }
+
+    /// Whether one of `prerequisites` ran in this run: its commands, or a restore from the output
+    /// cache (which rewrote its outputs too); through groups, which run nothing themselves.
+    private func anyRan(_ prerequisites: [Int]) -> Bool {
+        prerequisites.contains { prerequisite in
+            switch states[prerequisite] {
+            case .finished(.succeeded): specs[prerequisite].isGroup ? anyRan(specs[prerequisite].prerequisites) : true
+            case .finished(.failedAllowed), .finished(.restored): true
+            default: false
+            }
+        }
+    }
+
     /// A dormant service is needed: it is settled as any ready operation (judged, then queued
     /// after the services it needs itself).
     private func wake(_ service: Int) {

@@ -122,6 +122,7 @@ public final class OperationEngine {
             announcedNewlyReady = 0
         }
         if services != nil {
+            if states[index] == .ready { servicePrerequisitesDone(index) }
             // Cancelled since, by a service that exited; or a service no task needs yet.
             if states[index] != .ready || becomesDormant(index) { return true }
         }
@@ -370,6 +371,7 @@ public final class OperationEngine {
             case nil: preconditionFailure("operation \(index) never became ready")
             }
         }
+        if services != nil { discardStaleServicesNotStarted() }
         // Read once here rather than once per operation: each read of a stored property of a
         // class is an exclusivity check at run time (a 10,000-task no-op made 50,000 of them here).
         let (specs, states, attempts) = (specs, states, attempts)

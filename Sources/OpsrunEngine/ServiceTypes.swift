@@ -43,8 +43,12 @@ final class JobResultExtras: Sendable, Equatable {
 
 /// Why a job failed because of a service rather than its own commands.
 public enum ServiceFailure: Sendable, Equatable {
-    /// The service's probe never succeeded within its `ready_timeout`.
-    case notReady(afterMilliseconds: Int)
+    /// The service's probe never succeeded within its `ready_timeout`; how the last probe that
+    /// ended did, if one did.
+    case notReady(afterMilliseconds: Int, lastProbe: ProbeEnd?)
+    /// The service's probe cannot run (exit 126 or 127: not found, not executable): retrying it
+    /// cannot help, so the service fails at once.
+    case probeCannotRun(ProbeEnd)
     /// The service's command ended before its probe succeeded.
     case exitedBeforeReady
     /// The service ended on its own while tasks still needed it.
@@ -66,4 +70,21 @@ public struct CleanupFailure: Sendable, Equatable {
         self.termination = termination
         self.spawnFailure = spawnFailure
     }
+}
+
+/// How a service's `ready` probe ended, as a failure shows it (docs/manual/ci.md).
+public struct ProbeEnd: Sendable, Equatable {
+    public var termination: Termination
+    /// The last line it wrote (standard error first: where a program says what went wrong), or
+    /// why it could not start; empty when it wrote nothing.
+    public var lastLine: String
+
+    public init(termination: Termination, lastLine: String) {
+        self.termination = termination
+        self.lastLine = lastLine
+    }
+
+    /// The exit statuses of a command the shell could not run: 126 found but not executable,
+    /// 127 not found.
+    public var cannotRun: Bool { termination == .exited(126) || termination == .exited(127) }
 }

@@ -19,6 +19,8 @@ final class GroupWatch {
     var generation: UInt16 = 0
     /// When the group gets SIGKILL; nil once it has.
     var killDeadline: UInt64?
+    /// The group got its SIGTERM (from its job before its shell exited, or as a leftover).
+    var gotTerm = false
     /// After SIGKILL, when to stop waiting for the members (one stuck in uninterruptible sleep
     /// must not hang opsrun).
     var giveUpDeadline: UInt64?

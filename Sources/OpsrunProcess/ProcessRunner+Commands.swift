@@ -40,6 +40,7 @@ extension ProcessRunner {
             job.serial &+= 1
             job.pid = pid
             job.commandRunning = true
+            job.groupGotTerm = false
             job.spawnedDirectly = directly
             job.ownsTerminal = handOver
             if handOver { TerminalControl.handOver(to: pid) }
@@ -105,6 +106,7 @@ extension ProcessRunner {
         if job.isTerminating, let watch {
             watch.owner = job
             watch.ownerTermination = termination
+            watch.gotTerm = job.groupGotTerm
             job.watch = watch
             if job.killed {
                 watch.giveUpDeadline = now + Self.giveUpAfterKill
@@ -117,6 +119,7 @@ extension ProcessRunner {
             // A leftover (`sleep 60 &`, a daemon that kept the group): SIGTERM now, SIGKILL after
             // the grace period, whether or not the job goes on.
             ProcessGroup.send(SIGTERM, to: watch.processGroup)
+            watch.gotTerm = true
             watch.killDeadline = now + graceNanoseconds
         }
         if job.isTerminating {

@@ -56,7 +56,9 @@ extension ProcessRunner {
         if immediately {
             watch.killDeadline = now
         } else {
-            ProcessGroup.send(SIGTERM, to: watch.processGroup)
+            // Once, as a job's group (`ProcessRunner.terminate`).
+            if !watch.gotTerm { ProcessGroup.send(SIGTERM, to: watch.processGroup) }
+            watch.gotTerm = true
             watch.killDeadline = min(watch.killDeadline ?? .max, now + graceNanoseconds)
         }
         fireDeadlines(of: watch, now: now, events: &pendingEvents)

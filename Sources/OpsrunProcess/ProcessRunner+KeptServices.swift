@@ -8,8 +8,11 @@ import OpsrunEngine
 /// dropped. The next run's start of the same service (same commands, directory, environment,
 /// readiness) takes that process over and is ready at once; a definition that changed, or a
 /// service the manifest no longer has, is stopped first (`stopKeptServices(keeping:)`), as all are
-/// when the watch ends. A kept service that exits by itself is forgotten, and started again when
-/// next needed; one that exits while a run uses it fails as any service does.
+/// when the watch ends. One whose prerequisite ran again in this run is stale (a new port, a new
+/// config): the engine says so once they are done (`discardKeptService(like:)`), it is stopped,
+/// and the next start waits for its end before starting the service afresh. A kept service that
+/// exits by itself is forgotten, and started again when next needed; one that exits while a run
+/// uses it fails as any service does.
 extension ProcessRunner {
     /// Ids of kept services: far below the operations' (≥ 0) and their probes' (-1 - id).
     static let keptIDBase = Int.min / 2
@@ -35,20 +38,40 @@ extension ProcessRunner {
         keptJobs.append(job)
     }
 
-    /// `job` is a service kept from an earlier run, still up: it goes on as `job`, ready now.
+    /// `job` is a service kept from an earlier run, still up and not stale: it goes on as `job`,
+    /// ready now. Else a kept process of the same service, stopping, is waited for first, so
+    /// that the new one finds its port free.
     func resume(_ job: CommandJob) -> Bool {
-        guard let index = keptJobs.firstIndex(where: { Self.sameDefinition($0.job, job) && isUp($0) }) else { return false }
+        guard let index = keptJobs.firstIndex(where: { Self.sameDefinition($0.job, job) && isUp($0) }) else {
+            stopKept(keptJobs.filter { Self.sameDefinition($0.job, job) })
+            return false
+        }
         let kept = keptJobs.remove(at: index)
         kept.job.id = job.id
         pendingEvents.append(.ready(jobID: job.id, nanoseconds: MonotonicClock.now()))
         return true
     }
 
+    /// `CommandRunner.discardKeptService(like:)`: a kept process of `job`'s service is stale; it
+    /// gets its TERM now (the grace period, then KILL), and the next start of the service waits
+    /// for its end.
+    public func discardKeptService(like job: CommandJob) {
+        let now = MonotonicClock.now()
+        for kept in keptJobs where kept.commandRunning && !kept.isTerminating && Self.sameDefinition(kept.job, job) {
+            kept.terminatedByRequest = true
+            terminate(kept, immediately: false, now: now)
+        }
+    }
+
     /// Stops every kept service whose definition is not among `services` (those of the run about
     /// to start): TERM, the grace period, KILL, and waits for them, so that a restarted one finds
     /// its port free. A termination signal meanwhile kills them at once and is kept for the run.
     public func stopKeptServices(keeping services: [CommandJob] = []) {
-        let stopping = keptJobs.filter { kept in !services.contains { Self.sameDefinition(kept.job, $0) } }
+        stopKept(keptJobs.filter { kept in !services.contains { Self.sameDefinition(kept.job, $0) } })
+    }
+
+    /// Stops `stopping` (kept services) as `stopKeptServices` does, and waits for their end.
+    private func stopKept(_ stopping: [RunningJob]) {
         guard !stopping.isEmpty else { return }
         let now = MonotonicClock.now()
         for job in stopping where job.commandRunning {

@@ -3,10 +3,16 @@ import OpsrunEngine
 
 /// A service's readiness (docs/manual/ci.md): its `ready` probe is a job of the runner's own, spawned like
 /// any command, tried at once and then after 100 ms, 200 ms, … up to every second, on the run
-/// loop's deadlines (no thread sleeps). Its events never reach the engine: it learns `.ready`.
+/// loop's deadlines (no thread sleeps). Its events never reach the engine: it learns `.ready`, or
+/// the service's failure. A probe that cannot run (exit 126 or 127) fails the service at once;
+/// past `ready_timeout`, the failure says how the last probe ended and the last line it wrote.
 extension ProcessRunner {
     static let firstProbeDelay: UInt64 = 100_000_000
     static let longestProbeDelay: UInt64 = 1_000_000_000
+    /// What is kept of each of a probe's streams: its last line is all a failure shows.
+    static let probeTailBytes = 2048
+    /// The longest last line a failure shows, in characters.
+    static let probeLineCharacters = 200
 
     /// A probe's job id: negative, so it never meets an operation's.
     static func probeID(of serviceID: Int) -> Int { -1 - serviceID }
@@ -28,7 +34,7 @@ extension ProcessRunner {
     func fireReadiness(of job: RunningJob, now: UInt64) {
         guard var readiness = job.readiness, let service = job.job.service, let probe = service.probe else { return }
         if now >= readiness.deadline {
-            job.serviceFailure = .notReady(afterMilliseconds: service.timeoutMilliseconds)
+            job.serviceFailure = .notReady(afterMilliseconds: service.timeoutMilliseconds, lastProbe: readiness.lastProbe)
             stopProbing(job)
             // Ended as a timed-out job is: its group terminated, its end waited for.
             job.timedOut = true
@@ -37,6 +43,8 @@ extension ProcessRunner {
         }
         guard let next = readiness.nextProbe, now >= next else { return }
         readiness.nextProbe = nil
+        readiness.probeOutput = []
+        readiness.probeError = []
         job.readiness = readiness
         var probeJob = CommandJob(
             id: Self.probeID(of: job.job.id), taskName: job.job.taskName, commands: [probe],
@@ -48,8 +56,9 @@ extension ProcessRunner {
         start(probeJob)
     }
 
-    /// Takes the probes' events out of `events`: a probe that succeeded makes its service `.ready`;
-    /// one that failed is tried again after the next delay.
+    /// Takes the probes' events out of `events`: what a probe writes is kept (its tail); a probe
+    /// that succeeded makes its service `.ready`; one that cannot run fails it; one that failed
+    /// is tried again after the next delay.
     func takeProbeEvents(_ events: inout [RunnerEvent]) {
         guard events.contains(where: Self.isProbeEvent) else { return }
         var kept: [RunnerEvent] = []
@@ -58,23 +67,71 @@ extension ProcessRunner {
                 kept.append(event)
                 continue
             }
-            guard case .finished(let probeID, let result) = event else { continue }
-            probesRunning -= 1
-            let serviceID = -1 - probeID
-            guard let service = slots.first(where: { $0?.job.id == serviceID }) ?? nil,
-                service.commandRunning, var readiness = service.readiness
-            else { continue }
-            let now = MonotonicClock.now()
-            if result.succeeded {
-                service.readiness = nil
-                kept.append(.ready(jobID: serviceID, nanoseconds: now))
-            } else {
+            switch event {
+            case .output(let probeID, let stream, let bytes):
+                guard let service = probing(-1 - probeID), var readiness = service.readiness else { continue }
+                switch stream {
+                case .standardOutput: Self.keepTail(of: bytes, in: &readiness.probeOutput)
+                case .standardError: Self.keepTail(of: bytes, in: &readiness.probeError)
+                }
+                service.readiness = readiness
+            case .finished(let probeID, let result):
+                probesRunning -= 1
+                let serviceID = -1 - probeID
+                guard let service = probing(serviceID), var readiness = service.readiness else { continue }
+                let now = MonotonicClock.now()
+                if result.succeeded {
+                    service.readiness = nil
+                    kept.append(.ready(jobID: serviceID, nanoseconds: now))
+                    continue
+                }
+                let end = ProbeEnd(
+                    termination: result.termination,
+                    lastLine: result.spawnFailure ?? Self.lastLine(error: readiness.probeError, output: readiness.probeOutput))
+                if end.cannotRun || result.spawnFailure != nil {
+                    // Trying again cannot help: the service fails now, as one not ready in time
+                    // does (its group terminated, its end waited for).
+                    service.serviceFailure = .probeCannotRun(end)
+                    stopProbing(service)
+                    service.terminatedByRequest = true
+                    terminate(service, immediately: false, now: now)
+                    continue
+                }
+                readiness.lastProbe = end
                 readiness.nextProbe = now + readiness.delay
                 readiness.delay = min(readiness.delay * 2, Self.longestProbeDelay)
                 service.readiness = readiness
+            case .commandStarted, .ready, .signal:
+                continue
             }
         }
         events = kept
+    }
+
+    /// The service whose probe this is, while it still runs and waits to be ready.
+    private func probing(_ serviceID: Int) -> RunningJob? {
+        guard let service = slots.first(where: { $0?.job.id == serviceID }) ?? nil,
+            service.commandRunning, service.readiness != nil
+        else { return nil }
+        return service
+    }
+
+    private static func keepTail(of bytes: [UInt8], in tail: inout [UInt8]) {
+        tail += bytes.suffix(probeTailBytes)
+        if tail.count > probeTailBytes { tail.removeFirst(tail.count - probeTailBytes) }
+    }
+
+    /// The last line that is not blank, of standard error if it has one, else of standard output;
+    /// cut to `probeLineCharacters` (its end kept, where the reason usually is).
+    static func lastLine(error: [UInt8], output: [UInt8]) -> String {
+        for bytes in [error, output] {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let lines = text.split(whereSeparator: \.isNewline)
+            guard let last = lines.last(where: { !$0.allSatisfy(\.isWhitespace) }) else { continue }
+            let line = last.trimmingWhitespace()
+            return line.count > probeLineCharacters ? "…" + line.suffix(probeLineCharacters - 1) : line
+        }
+        return ""
     }
 
     private static func isProbeEvent(_ event: RunnerEvent) -> Bool {
@@ -91,5 +148,13 @@ extension ProcessRunner {
         for case let probe? in slots where probe.job.id == probeID && probe.commandRunning {
             killGroup(of: probe)
         }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> String {
+        let start = firstIndex(where: { !$0.isWhitespace }) ?? endIndex
+        let end = lastIndex(where: { !$0.isWhitespace }).map { index(after: $0) } ?? start
+        return String(self[start..<end])
     }
 }

@@ -273,8 +273,11 @@ public final class ProcessRunner: CommandRunner {
         } else if immediately {
             job.killedAtOnce = true
             killGroup(of: job)
-        } else {
+        } else if !job.groupGotTerm {
+            // Once: a server may take a second TERM (an interrupt after its stop began) as "quit
+            // now" and skip its graceful shutdown (docs/manual/running.md).
             ProcessGroup.send(SIGTERM, toGroupLedBy: job.pid)
+            job.groupGotTerm = true
             job.killDeadline = min(job.killDeadline ?? .max, now + graceNanoseconds)
         }
     }

@@ -38,6 +38,8 @@ final class RunningJob {
     var terminatedByRequest = false
     /// When the group gets SIGKILL, once SIGTERM was sent (while the shell runs; then the watch's).
     var killDeadline: UInt64?
+    /// The current command's group got its SIGTERM: it never gets another (`terminate`).
+    var groupGotTerm = false
     var killed = false
     /// Killed without a grace period (a second interrupt): not even its cleanup runs then.
     var killedAtOnce = false
@@ -64,6 +66,11 @@ final class RunningJob {
         /// When the probe runs next; `nil` while it runs.
         var nextProbe: UInt64?
         var delay: UInt64
+        /// The end of what the running probe wrote, each stream's last `probeTailBytes`.
+        var probeOutput: [UInt8] = []
+        var probeError: [UInt8] = []
+        /// How the last probe that ended did: a failure says it.
+        var lastProbe: ProbeEnd?
     }
 
     /// The command to spawn now: one of `commands`, or of `cleanupCommands` once they run.

@@ -125,7 +125,7 @@ import Testing
             """)
         let result = try project.run("test", "--output", "grouped")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("── db ── failed: not ready after 1s\nbooting up\n"))
+        #expect(result.stdout.contains("── db ── failed: not ready after 1s (last probe exit 1)\nbooting up\n"), "\(result.stdout)")
         #expect(result.stdout.contains("cancelled  test      prerequisite 'db' failed"))
         let pid = try #require(ProcessProbe.pid(writtenTo: project.path("db.pid")))
         #expect(ProcessProbe.isGone(pid))

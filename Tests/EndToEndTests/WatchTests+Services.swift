@@ -125,3 +125,64 @@ extension WatchTests {
         #expect(pids(project).allSatisfy { ProcessProbe.isGone($0) })
     }
 }
+
+/// Issue 29: a service kept up between runs is started afresh when one of its prerequisites ran
+/// again (a new port, a new config), and must be ready again before its dependents start
+/// (docs/manual/watch.md). Before, it kept the old settings and was ready at once.
+extension WatchTests {
+    /// `db` serves the setting `config` copies from `src/setting.txt`; its probe checks that what
+    /// it serves is the current setting. `use` reads every source, `config` only the setting.
+    static let configuredServiceManifest = """
+        tasks:
+          config:
+            run: cp src/setting.txt setting
+            sources: [src/setting.txt]
+            outputs: [setting]
+          db:
+            deps: [config]
+            service: true
+            run: echo $$ >> db.pids; cp setting serving; exec sleep 60
+            ready: echo probed >> probes; cmp -s setting serving
+          use:
+            deps: [db]
+            sources: ["src/*.txt"]
+            run: cat serving >> use-log
+
+        """
+
+    @Test func aKeptServiceIsStartedAfreshWhenAPrerequisiteRanAgainAndOnlyThen() throws {
+        let project = try TemporaryProject(
+            Self.configuredServiceManifest, files: ["src/setting.txt": "a\n", "src/other.txt": "x\n"])
+        let running = try project.start("-w", "use")
+        defer { running.stopIfRunning() }
+        waitForWatching(running, 1)
+        #expect(lines(project, "use-log") == ["a"])
+
+        // `config` is up to date: the service is kept, and ready at once.
+        try "y\n".write(toFile: project.path("src/other.txt"), atomically: true, encoding: .utf8)
+        waitForLines(project, "use-log", 2)
+        waitForWatching(running, 2)
+        #expect(pids(project).count == 1, "\(running.outputSoFar)")
+        let probes = lines(project, "probes").count
+
+        // `config` runs again: the service is stopped, started afresh and probed again before
+        // `use` runs.
+        try "b\n".write(toFile: project.path("src/setting.txt"), atomically: true, encoding: .utf8)
+        waitForLines(project, "use-log", 3)
+        waitForWatching(running, 3)
+        #expect(lines(project, "use-log") == ["a", "a", "b"], "\(running.outputSoFar)")
+        waitForLines(project, "db.pids", 2)
+        let started = pids(project)
+        #expect(started.count == 2, "db started \(started.count) times:\n\(running.outputSoFar)")
+        #expect(lines(project, "probes").count > probes)
+        let first = try #require(started.first)
+        let second = try #require(started.last)
+        #expect(ProcessProbe.isGone(first))
+        #expect(ProcessProbe.isAlive(second))
+        #expect(!running.outputSoFar.contains("✗"), "\(running.outputSoFar)")
+
+        kill(running.pid, SIGINT)
+        #expect(running.wait().status == 130)
+        #expect(ProcessProbe.isGone(second))
+    }
+}

@@ -8,7 +8,10 @@ enum OutcomeText {
     {
         if let why = result.spawnFailure { return "could not start: \(why)" }
         switch result.serviceFailure {
-        case .notReady(let milliseconds)?: return "not ready after \(DurationText.limit(milliseconds: milliseconds))"
+        case .notReady(let milliseconds, let lastProbe)?:
+            let probe = lastProbe.map { "last probe " + probeEnd($0) } ?? "no probe ended"
+            return "not ready after \(DurationText.limit(milliseconds: milliseconds)) (\(probe))"
+        case .probeCannotRun(let end)?: return "ready probe cannot run (\(probeEnd(end)))"
         case .exitedBeforeReady?: return "exited before it was ready (\(termination(result.termination)))"
         case .exitedWhileNeeded?:
             let after = withDuration
@@ -34,6 +37,11 @@ enum OutcomeText {
         case .exited(let code): "exit \(code)"
         case .signaled(let signal): "killed by \(SignalName.of(signal))"
         }
+    }
+
+    /// How a `ready` probe ended: `exit 127: db: 1: curll: not found`.
+    static func probeEnd(_ end: ProbeEnd) -> String {
+        termination(end.termination) + (end.lastLine.isEmpty ? "" : ": " + end.lastLine)
     }
 
     /// A failed `cleanup:` command, a warning: `cleanup failed: exit 1`.

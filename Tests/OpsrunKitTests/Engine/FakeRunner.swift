@@ -19,6 +19,8 @@ final class FakeRunner: CommandRunner {
     private(set) var terminatedAt: [Int: Int] = [:]
     /// Per task name, bytes it writes to standard output when it starts.
     var outputs: [String: [UInt8]] = [:]
+    /// Services whose kept process the engine said was stale (`discardKeptService(like:)`), in order.
+    private(set) var discardedServices: [String] = []
 
     struct Start: Equatable {
         var name: String
@@ -68,6 +70,10 @@ final class FakeRunner: CommandRunner {
         if let bytes = outputs[job.taskName] {
             immediateEvents.append(.output(jobID: job.id, .standardOutput, bytes))
         }
+    }
+
+    func discardKeptService(like job: CommandJob) {
+        discardedServices.append(job.taskName)
     }
 
     func waitForEvents() -> [RunnerEvent] {

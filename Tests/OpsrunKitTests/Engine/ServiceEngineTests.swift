@@ -79,6 +79,34 @@ import Testing
         #expect(run.report.exitCode == .success)
     }
 
+    /// Issue 29 (docs/manual/watch.md): a prerequisite that ran (directly or through a group)
+    /// makes a kept process of the service stale; one up to date does not.
+    @Test func aServiceWhosePrerequisiteRanTellsTheRunnerItsKeptProcessIsStale() {
+        let operations = [
+            op("port"), op("config"), op("setup", ["port"], group: true),
+            op("web", ["setup"], service: true), op("db", ["config"], service: true),
+            op("test", ["web", "db"]),
+        ]
+        let runner = FakeRunner()
+        let checker = ScriptedChecker(operations, decisions: ["config": .upToDate])
+        let run = runEngine(operations, runner: runner, upToDate: checker)
+        #expect(run.report.exitCode == .success)
+        #expect(runner.discardedServices == ["web"])
+    }
+
+    /// `port` ran but `site` failed: the service is cancelled, never settled, yet what it would
+    /// read is new; the next run may find `port` up to date and must not take the kept process.
+    @Test func aServiceCancelledAfterAPrerequisiteRanIsStaleToo() {
+        let runner = FakeRunner()
+        runner.terminations = ["site": [.exited(1)]]
+        runner.durations = ["site": 2]
+        let run = runEngine(
+            [op("port"), op("site"), op("web", ["port", "site"], service: true), op("test", ["web"])],
+            jobs: 2, runner: runner)
+        #expect(run.state("web") == .cancelled(.prerequisiteFailed(prerequisite: run.index("site"))))
+        #expect(runner.discardedServices == ["web"])
+    }
+
     @Test func servicesANeededServiceNeedsStartFirst() {
         let runner = FakeRunner()
         runner.readyAfter = ["db": 2, "api": 3]

@@ -64,6 +64,37 @@ import Testing
         #expect(kill(pid, 0) != 0)
     }
 
+    /// Issue 29: a prerequisite of the service ran again, so the kept process is stale: it is
+    /// stopped, and the next start of the same definition waits for its end, then spawns anew.
+    @Test func aStaleKeptServiceIsStoppedAndTheNextStartSpawnsItAfresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let driver = RunnerDriver(graceMilliseconds: 2000)
+        driver.runner.keepsServices = true
+        defer { driver.runner.shutdown() }
+
+        driver.start(serviceJob(0, directory: directory))
+        driver.run { $0.logs[0]?.readyCount == 1 }
+        driver.runner.stopService(jobID: 0)
+        driver.run()
+        let pid = try #require(waitForPid(in: directory))
+
+        driver.runner.discardKeptService(like: serviceJob(7, directory: directory))
+        driver.start(serviceJob(7, directory: directory))
+        // The old process is gone (reaped) before the new one was spawned.
+        #expect(kill(pid, 0) != 0)
+        driver.run { $0.logs[7]?.readyCount == 1 }
+        #expect(driver.logs[7]?.commandsStarted == [0])
+        #expect(!driver.runner.hasKeptServices)
+        // Ready once spawned (no probe): its shell writes its pid a moment later.
+        let deadline = Date().addingTimeInterval(10)
+        while pids(in: directory).count < 2 && Date() < deadline { usleep(10_000) }
+        #expect(pids(in: directory).count == 2)
+        #expect(pids(in: directory).first == pid)
+        driver.runner.terminate(jobID: 7)
+        driver.run()
+    }
+
     @Test func aRunnerThatDoesNotKeepServicesStopsThem() throws {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
