@@ -101,7 +101,7 @@ extension ProcessRunner {
                 readiness.nextProbe = now + readiness.delay
                 readiness.delay = min(readiness.delay * 2, Self.longestProbeDelay)
                 service.readiness = readiness
-            case .commandStarted, .ready, .signal:
+            case .commandStarted, .ready, .signal, .suspendRequested:
                 continue
             }
         }
