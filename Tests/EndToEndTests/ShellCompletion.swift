@@ -12,43 +12,6 @@ enum ShellCompletion {
     /// bash-completion's loader: it finds a command's script by the command's name on first use.
     static let bashCompletionLoader = "/usr/share/bash-completion/bash_completion"
 
-    /// Runs `words` in `directory` with `environment` in place of this process's (nothing
-    /// inherited), killed after `deadline` seconds so that a shell waiting for input fails the test.
-    static func run(
-        _ words: [String], in directory: URL, environment: [String: String], deadline: Int = 60,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) -> OpsrunBinary.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["--kill-after=5", String(deadline)] + words
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).out")
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).err")
-        defer {
-            try? FileManager.default.removeItem(at: output)
-            try? FileManager.default.removeItem(at: errors)
-        }
-        do {
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        } catch {
-            Issue.record("could not start \(words[0]): \(error)", sourceLocation: sourceLocation)
-            return .init(status: -1, stdout: "", stderr: "")
-        }
-        process.waitUntilExit()
-        let result = OpsrunBinary.Result(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
-        #expect(result.status != 124 && result.status != 137, "\(words[0]) did not finish within \(deadline)s", sourceLocation: sourceLocation)
-        return result
-    }
-
     /// What bash offers for `line` (the cursor at its end): `script` sourced, or, when nil,
     /// bash-completion's loader, which must find opsrun's script where it looks by default; then
     /// whatever function is registered for `opsrun` called as bash calls it, `COMPREPLY` printed.
@@ -64,7 +27,7 @@ enum ShellCompletion {
             "$function" opsrun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let result = run(["/bin/bash", "--norc", "--noprofile", "-c", code, "bash", script ?? "", line], in: directory, environment: environment, sourceLocation: sourceLocation)
+        let result = ExternalCommand.run(["/bin/bash", "--norc", "--noprofile", "-c", code, "bash", script ?? "", line], in: directory, environment: environment, sourceLocation: sourceLocation)
         #expect(result.status == 0, "bash: \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout.split(separator: "\n").map(String.init)
     }
@@ -76,7 +39,7 @@ enum ShellCompletion {
         _ line: String, in directory: URL, environment: [String: String],
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> [String] {
-        let result = run(["/usr/bin/fish", "-c", "complete -C $argv[1]", line], in: directory, environment: environment, sourceLocation: sourceLocation)
+        let result = ExternalCommand.run(["/usr/bin/fish", "-c", "complete -C $argv[1]", line], in: directory, environment: environment, sourceLocation: sourceLocation)
         #expect(result.status == 0, "fish: \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout.split(separator: "\n").map(String.init)
     }
@@ -93,7 +56,7 @@ enum ShellCompletion {
         let setup = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-e2e-\(UUID().uuidString).zsh")
         defer { try? FileManager.default.removeItem(at: setup) }
         try zshSetup.write(to: setup, atomically: true, encoding: .utf8)
-        let result = run(
+        let result = ExternalCommand.run(
             ["/usr/bin/zsh", "-f", "-c", zshDriver, "zsh", setup.path, functionDirectory, line], in: directory,
             environment: environment, sourceLocation: sourceLocation)
         #expect(result.status == 0, "zsh: \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
