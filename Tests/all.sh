@@ -5,8 +5,6 @@
 set -eu
 # The import check makes a layer that imports one it does not declare (an upward import) an error.
 cd "$(dirname "$0")/.."
-# The man page test compares docs/opsrun.1 with what swift-argument-parser's generator makes.
-swift build --product generate-manual
 swift test --explicit-target-dependency-import-check error
 swift build -c release --static-swift-stdlib --toolset release.toolset.json --product opsrun
 OPSRUN_BINARY="$PWD/.build/release/opsrun" swift test --skip-build --filter EndToEndTests

@@ -55,9 +55,16 @@ public enum Driver {
                 let graph = project.expandsTasks
                     ? try RunSession.instances(of: project, invocation: invocation, environment: environment).graph
                     : project.graph
+                // `NAME<tab>DESC`, the first line of its `desc` (zsh and fish show it beside the name).
+                var lines = ""
+                for (name, task) in zip(graph.names, graph.tasks) {
+                    lines += name + (task.description.map { "\t" + Self.completionDescription($0) } ?? "") + "\n"
+                }
                 // A namespace with a `default` is a name too: `opsrun web` runs web's default.
-                let namespaces = project.manifest.namespaces.filter { !$0.defaultTasks.isEmpty }.map { $0.name }
-                status.result((graph.names + namespaces).map { $0 + "\n" }.joined())
+                for namespace in project.manifest.namespaces where !namespace.defaultTasks.isEmpty {
+                    lines += namespace.name + "\tRun " + namespace.defaultTasks.joined(separator: ", ") + "\n"
+                }
+                status.result(lines)
                 return .success
             case .initialize:
                 return .usage  // handled before a manifest is looked for
@@ -143,6 +150,12 @@ public enum Driver {
             let project = try? Project.load(from: source)
         else { return false }
         return project.graph.index[name] != nil
+    }
+
+    /// A task's `desc` as a completion shows it: its first line, tabs as spaces (a tab ends the name's field).
+    static func completionDescription(_ description: String) -> String {
+        (description.split(separator: "\n", maxSplits: 1).first ?? "")
+            .split(separator: "\t", omittingEmptySubsequences: false).joined(separator: " ")
     }
 
     /// What `body` makes (a printer's output, the report files), or its diagnostic (a format that

@@ -108,31 +108,79 @@ import Testing
         #expect(fish("opsrun -f sub/c") == ["sub/ci.yaml"])
     }
 
-    /// zsh completes only inside its line editor: the script is checked by zsh's parser, loaded
-    /// under compinit, and its task-name function called as the completion system would, with
-    /// `compadd` standing in to print what it is given (zsh then filters by the word typed).
+    /// A manifest whose tasks say what they are for: zsh and fish show it beside each name, as
+    /// they do for go-task's and just's tasks.
+    static let describedManifest = """
+        tasks:
+          build:
+            desc: Build the app
+            run: echo b
+          web:deploy:
+            desc: "Deploy: push the site"
+            run: echo d
+          web:test: echo t
+
+        """
+
+    /// What zsh's own completion offers for `line` in `directory`, the script that `--completions
+    /// zsh` prints first on `$fpath` (a real zsh line editor: `ShellCompletion.zsh`).
+    func zshCompletes(_ line: String, in directory: URL) throws -> [String] {
+        let functions = directory.appendingPathComponent(".zsh-functions")
+        try FileManager.default.createDirectory(at: functions, withIntermediateDirectories: true)
+        let script = try OpsrunBinary.run(["--completions", "zsh"], in: directory)
+        try script.stdout.write(to: functions.appendingPathComponent("_opsrun"), atomically: true, encoding: .utf8)
+        let bin = URL(fileURLWithPath: OpsrunBinary.path).deletingLastPathComponent().path
+        return try ShellCompletion.zsh(
+            line, functionDirectory: functions.path, in: directory,
+            environment: ["PATH": bin + ":/usr/bin:/bin", "HOME": directory.path, "TERM": "dumb"])
+    }
+
+    /// What fish offers for `line` in `directory`, the script that `--completions fish` prints
+    /// sourced: `NAME` or `NAME<tab>DESCRIPTION`.
+    func fishCompletes(_ line: String, in directory: URL) -> [String] {
+        let script = "set -gx PATH (dirname $argv[1]) $PATH; $argv[1] --completions fish | source; complete -C $argv[2]"
+        let result = OpsrunBinary.run(launcher: ["/usr/bin/fish", "--no-config", "-c", script], [line], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// zsh's completion system, in its line editor, loads the script from `$fpath` and offers the
+    /// tasks of the manifest the line names.
     @Test(.enabled(if: hasZsh, "zsh is not installed (.ci/run installs it)"))
-    func zshLoadsTheScriptAndOffersTheTasksOfTheManifestTheLineNames() throws {
-        let script = """
-            bin=$1; path=(${bin:h} $path)
-            "$bin" --completions zsh > "$TMPDIR_/_opsrun" && zsh -n "$TMPDIR_/_opsrun" || exit 3
-            autoload -Uz compinit && compinit -u -d "$TMPDIR_/.zcompdump" || exit 4
-            source "$TMPDIR_/_opsrun" && (( $+_comps[opsrun] )) || exit 5
-            compadd() { [[ $1 == -a ]] && print -l -- ${(P)2} }
-            _call_program() { shift; eval "$@" }
-            words=(opsrun -C sub w); CURRENT=4; _opsrun_tasks
-            print -- --
-            words=(opsrun -f sub/ci.yaml -j 2 ''); CURRENT=6; _opsrun_tasks
-            print -- --
-            words=(opsrun ''); CURRENT=2; _opsrun_tasks
-            """
-        let directory = try project()
-        let result = OpsrunBinary.run(
-            launcher: ["/usr/bin/zsh", "-f", "-c", script, "zsh"], [], in: directory.url,
-            environment: ["TMPDIR_": directory.url.path])
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let names = "build\nweb:build\nweb:test\ncompile\ncompile[a.c]\ncompile[b.c]\n"
-        #expect(result.stdout == names + "--\n" + names + "--\nrootonly\n")
+    func zshOffersTheTasksOfTheManifestTheLineNames() throws {
+        let project = try project()
+        let names = ["build", "web:build", "web:test", "compile", "compile[a.c]", "compile[b.c]"]
+        #expect(try zshCompletes("opsrun -C sub w", in: project.url) == ["web:build", "web:test"])
+        #expect(try zshCompletes("opsrun -f sub/ci.yaml -j 2 ", in: project.url) == names)
+        #expect(try zshCompletes("opsrun ", in: project.url) == ["rootonly"])
+        #expect(try zshCompletes("opsrun --form", in: project.url) == ["--format"])
+    }
+
+    @Test(.enabled(if: hasZsh, "zsh is not installed (.ci/run installs it)"))
+    func zshShowsEachTasksDescription() throws {
+        let project = try TemporaryProject(Self.describedManifest)
+        #expect(try zshCompletes("opsrun ", in: project.url) == ["build: Build the app", "web:deploy: Deploy: push the site", "web:test"])
+    }
+
+    /// After `--` the words are the task's own arguments (docs/manual/arguments.md): paths.
+    @Test(.enabled(if: hasZsh, "zsh is not installed (.ci/run installs it)"))
+    func zshCompletesPathsAfterTheTaskArguments() throws {
+        let project = try project()
+        #expect(try zshCompletes("opsrun -C sub build -- su", in: project.url) == ["sub"])
+        #expect(try zshCompletes("opsrun build -- Tasks", in: project.url) == ["Tasksfile.yaml"])
+    }
+
+    @Test(.enabled(if: hasFish, "fish is not installed (.ci/run installs it)"))
+    func fishShowsEachTasksDescription() throws {
+        let project = try TemporaryProject(Self.describedManifest)
+        #expect(fishCompletes("opsrun ", in: project.url) == ["build\tBuild the app", "web:deploy\tDeploy: push the site", "web:test"])
+    }
+
+    @Test(.enabled(if: hasFish, "fish is not installed (.ci/run installs it)"))
+    func fishCompletesPathsAfterTheTaskArguments() throws {
+        let project = try project()
+        #expect(fishCompletes("opsrun -C sub build -- su", in: project.url) == ["sub/"])
+        #expect(fishCompletes("opsrun build -- sub/c", in: project.url) == ["sub/ci.yaml"])
     }
 }
 

@@ -1,6 +1,8 @@
 /// `opsrun --completions SHELL`: the script, built from `CompletionOption.all`. Task names are not
 /// in it: each script asks `opsrun --list-names` (with the `-f`/`-C` typed so far) as it
-/// completes, so it stays right as the manifest changes.
+/// completes, so it stays right as the manifest changes. That prints `NAME<tab>DESC` a line (the
+/// tab and description only for a task with a `desc`): zsh and fish show the description beside
+/// the name, as they do for go-task's and just's tasks; bash, which cannot, offers the names.
 enum CompletionScript {
     static func text(for shell: CompletionShell) -> String {
         switch shell {
@@ -57,9 +59,11 @@ enum CompletionScript {
                         -f?*|-C?*) manifest+=("${words[i]}") ;;
                     esac
                 done
-                local names
-                names=$("${words[0]:-opsrun}" "${manifest[@]}" --list-names 2>/dev/null) || return
-                COMPREPLY=($(compgen -W "$names" -- "$cur"))
+                local listing line
+                local -a names=()
+                listing=$("${words[0]:-opsrun}" "${manifest[@]}" --list-names 2>/dev/null) || return
+                while IFS= read -r line; do names+=("${line%%$'\\t'*}"); done <<< "$listing"
+                COMPREPLY=($(compgen -W "${names[*]}" -- "$cur"))
                 # Bash replaces only what follows the last ':' or '=' in the word: drop what precedes it.
                 local head=""
                 [[ $COMP_WORDBREAKS == *:* || $COMP_WORDBREAKS == *=* ]] && [[ $cur == *[:=]* ]] && head=${cur%"${cur##*[:=]}"}
@@ -97,21 +101,33 @@ enum CompletionScript {
         # zsh completion for opsrun: opsrun --completions zsh > "${fpath[1]}/_opsrun"
         # (or, in ~/.zshrc after compinit: source <(opsrun --completions zsh))
 
-        # The task and instance names of the manifest the line names (its -f/-C).
+        # The task and instance names of the manifest the line names (its -f/-C), each with its desc.
         _opsrun_tasks() {
-            local -a manifest names
-            local i
+            local -a manifest described
+            local i line
             for (( i = 2; i < CURRENT; i++ )); do
                 case ${words[i]} in
                     -f|--file|-C|--directory) manifest+=(${words[i]} ${(Q)words[i+1]}); (( i++ )) ;;
                     -f?*|-C?*) manifest+=(${(Q)words[i]}) ;;
                 esac
             done
-            names=(${(f)"$(_call_program tasks ${(Q)words[1]} ${(q)manifest} --list-names 2>/dev/null)"})
-            compadd -a names
+            # opsrun prints NAME<tab>DESC; _describe takes NAME:DESC, a ':' in the name escaped.
+            for line in ${(f)"$(_call_program tasks ${(Q)words[1]} ${(q)manifest} --list-names 2>/dev/null)"}; do
+                if [[ $line == *$'\\t'* ]]; then
+                    described+=("${${line%%$'\\t'*}//:/\\:}:${line#*$'\\t'}")
+                else
+                    described+=("${line//:/\\:}")
+                fi
+            done
+            _describe -t tasks task described
         }
 
         _opsrun() {
+            # After '--' the words are the task's own arguments: paths, most often.
+            if (( ${words[(I)--]} > 1 && ${words[(I)--]} < CURRENT )); then
+                _files
+                return
+            fi
             _arguments -s -S \\
         \(options.map { "        " + zshSpec($0) + " \\" }.joined(separator: "\n"))
                 '*:task:_opsrun_tasks'
@@ -161,8 +177,11 @@ enum CompletionScript {
                 $tokens[1] $manifest --list-names 2>/dev/null
             end
 
+            # Tasks (opsrun prints NAME<tab>DESC, which fish shows as the name and its description);
+            # after '--' the words are the task's own arguments: paths, most often.
             complete -c opsrun -f
             complete -c opsrun -n 'not contains -- -- (commandline -opc)' -a '(__opsrun_tasks)'
+            complete -c opsrun -n 'contains -- -- (commandline -opc)' -F
             \(lines.joined(separator: "\n"))
 
             """
