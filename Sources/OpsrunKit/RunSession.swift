@@ -142,8 +142,9 @@ public struct RunSession {
         warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
+        let checker: UpToDateChecking? = gate ?? (invocation.explain ? ExplainsAlwaysRuns(specs: specs, status: status) : nil)
         let plan = DryRunPlanner.plan(
-            specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate, costs: estimatedCosts)
+            specs: specs, taskIDs: selection, configuration: configuration, upToDate: checker, costs: estimatedCosts)
         gate?.finish()
         defer { kept?.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })

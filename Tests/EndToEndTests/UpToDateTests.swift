@@ -215,4 +215,46 @@ import Testing
             #expect(try String(contentsOfFile: crash.path("final.txt"), encoding: .utf8) == "\(round)\n", context)
         }
     }
+
+    /// Issue 29: `--explain` said nothing in a run where no task has sources (there was no
+    /// up-to-date bookkeeping to ask); each task that runs still says why, in a plan too.
+    @Test func explainSaysWhyEachTaskRunsWhenNoTaskHasSources() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              a: echo a
+              b:
+                deps: [a]
+                run: echo b
+              all:
+                deps: [b]
+            """)
+        let run = try project.run("--explain", "all")
+        #expect(run.status == 0)
+        #expect(run.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n") == """
+            a runs: it has no sources
+            ▶ a
+            a | a
+            ✓ a Ns
+            b runs: it has no sources
+            ▶ b
+            b | b
+            ✓ b Ns
+            2 succeeded
+
+            """)
+        let plan = try project.run("--explain", "-n", "all")
+        #expect(plan.status == 0)
+        #expect(plan.stderr + plan.stdout == "a runs: it has no sources\nb runs: it has no sources\n" + """
+            wave 1:
+              a
+                $ echo a
+            wave 2:
+              b
+                $ echo b
+            wave 3:
+              all (group)
+
+            """, "\(plan.stdout)\(plan.stderr)")
+    }
 }
