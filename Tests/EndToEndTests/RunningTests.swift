@@ -225,6 +225,26 @@ import Testing
             #expect(err.filter { $0 == "\(task) | \(line)" }.count == 200_000)
         }
     }
+
+    /// Issue 29: go-task's habit: a task named `default` is the default when the manifest has no
+    /// `default:` key; before, opsrun refused and listed "default" among the tasks to name.
+    @Test func aTaskNamedDefaultIsTheDefaultWithoutADefaultKey() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              build: echo build
+              default:
+                deps: [build]
+            """)
+        let result = try project.run()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n") == "▶ build\nbuild | build\n✓ build Ns\n1 succeeded\n")
+        #expect(try project.run("--list").stdout == "build\ndefault (default)\n")
+        // A `default:` key still decides.
+        let keyed = try TemporaryProject("default: other\ntasks:\n  other: echo other\n  default: echo default\n")
+        #expect(try keyed.run().stdout.contains("other | other\n"))
+    }
 }
 
 /// `text` with runs of spaces folded to one, so assertions don't depend on column widths.
