@@ -245,6 +245,37 @@ import Testing
         let keyed = try TemporaryProject("default: other\ntasks:\n  other: echo other\n  default: echo default\n")
         #expect(try keyed.run().stdout.contains("other | other\n"))
     }
+
+    /// Issue 29: groups (tasks with only `deps`, an `each` task's instances together) run nothing
+    /// and are not counted: two compiles and a link are 3 tasks, not 4.
+    @Test func theSummaryCountsTasksNotGroups() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [a.c, b.c] }
+                run: echo "$SRC"
+              link:
+                deps: [compile]
+                run: echo link
+              test:
+                deps: [link]
+                run: exit 1
+              all:
+                deps: [test]
+            """)
+        let passed = try project.run("link")
+        #expect(passed.status == 0)
+        #expect(passed.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").hasSuffix("✓ link Ns\n3 succeeded\n"), "\(passed.stdout)")
+        let failed = try project.run("all")
+        #expect(failed.status == 1)
+        #expect(failed.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").hasSuffix("""
+            3 succeeded, 1 failed
+            FAILED   test      exit 1 after Ns
+              cancelled  all       prerequisite 'test' failed
+
+            """), "\(failed.stdout)")
+    }
 }
 
 /// `text` with runs of spaces folded to one, so assertions don't depend on column widths.
