@@ -43,6 +43,11 @@ package final class HTTPRemoteCache: RemoteCacheClient {
         configuration.connectionPool = .init(
             idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connections)
         configuration.redirectConfiguration = .disallow
+        // By default a failed connect is tried again, with backoff, until the connect timeout: a
+        // refused connection (no server on that port) then cost every run the whole 2 s. A cache
+        // that cannot be reached is one warning and the run goes on without it
+        // (docs/manual/cache.md), so one attempt is enough.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 

@@ -197,6 +197,33 @@ public final class OperationEngine {
             if specs[next.index].interactive { interactiveExecuting = true }
             startAttempt(next.index)
         }
+        if isStopped, signal == nil, !awaitingSignal { finishReadyGroups() }
+    }
+
+    /// After a failure stopped the run, a group that became ready (its prerequisites all ended
+    /// well: the tasks running at the failure finished) still finishes as they did: it runs
+    /// nothing, and its state follows its prerequisites' rather than reading "not run". Other
+    /// operations made ready stay unstarted, and end as not run.
+    private func finishReadyGroups() {
+        while nextNewlyReady < newlyReady.count {
+            let index = newlyReady[nextNewlyReady]
+            nextNewlyReady += 1
+            guard states[index] == .ready, specs[index].isGroup else { continue }
+            switch upToDate?.decide(index) ?? .mustRun {
+            case .upToDate:
+                finish(index, .upToDate)
+            case .mustRun:
+                attempts[index] = 1
+                observer.handle(.operationStarted(index: index, attempt: 1))
+                willRun(index)
+                finish(index, .succeeded)
+            case .restored, .cannotRun, .interrupted:
+                continue
+            }
+        }
+        newlyReady.removeAll(keepingCapacity: true)
+        nextNewlyReady = 0
+        announcedNewlyReady = 0
     }
 
     private func startAttempt(_ index: Int) {

@@ -21,6 +21,14 @@ public struct RunReport: Sendable, Equatable {
         return counts.failed > 0 ? .failure : .success
     }
 
+    /// The counts of the operations that run commands: a group (a task with only `deps`, an
+    /// `each` task's instances together) is not a task of its own in the summary's numbers
+    /// (docs/manual/running.md): 16 compiles, a link and a test are 18, not 19.
+    public func taskCounts(of specs: [OperationSpec]) -> RunCounts {
+        guard specs.contains(where: { $0.isGroup }) else { return counts }
+        return RunCounts(operations.indices.lazy.filter { !specs[$0].isGroup }.map { operations[$0] })
+    }
+
     /// Indices of the operations that failed for real (not allowed to), in spec order.
     public var failures: [Int] {
         operations.indices.filter { operations[$0].state == .finished(.failed) }
@@ -74,7 +82,7 @@ public struct RunCounts: Sendable, Equatable {
 
     public init() {}
 
-    init(_ operations: [OperationRecord]) {
+    init(_ operations: some Sequence<OperationRecord>) {
         for operation in operations {
             switch operation.state {
             case .finished(.succeeded): succeeded += 1

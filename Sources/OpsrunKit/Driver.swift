@@ -105,6 +105,7 @@ public enum Driver {
                 status.result(text)
                 return .success
             case .run where invocation.watch:
+                if let warning = IncludingManifest.warning(for: project, invocation: invocation) { status.warning(warning) }
                 return WatchLoop(invocation: invocation, environment: environment, status: status, host: host)
                     .run(first: project, state: state)
             case .run:
@@ -114,6 +115,8 @@ public enum Driver {
                     session.joinBackgroundWork()
                     kept?.keep(session)
                 }
+                // Said once, before anything runs: a sub-project run alone lacks its includer's variables.
+                if let warning = IncludingManifest.warning(for: project, invocation: invocation) { status.warning(warning) }
                 // Created now, once the manifest and the task names are known good, before any
                 // task starts: a path that cannot be written is a usage error with nothing run.
                 let reports = try invocation.reportFiles.isEmpty ? nil : usageErrors { () throws(Diagnostic) in

@@ -1,16 +1,31 @@
 import OpsrunCore
 import OpsrunManifest
 import OpsrunPlan
+import OpsrunReport
 
 /// The nearest manifest above a sub-project that includes it, and the namespace it gives it: what
 /// a sub-project run alone whose task names the root's (`:codegen`) is told to run instead
-/// (`opsrun -C .. web:build`). Looked for only for that message, so its cost (loading the
-/// manifests above) is paid on that error alone.
+/// (`opsrun -C .. web:build`), and what a run of a sub-project alone warns it lacks (the
+/// includer's `env`). Looking costs a few stats of the directories above a project that has no
+/// manifest above it; a manifest above is loaded (from its cache when large).
 struct IncludingManifest {
     /// Absolute.
     let directory: String
     /// `web`, or `web:ui` for a manifest included two levels down.
     let namespace: String
+    /// The including manifest's file name (`Tasksfile.yaml`).
+    let fileName: String
+    /// Whether the including manifest sets variables its tasks see: `env` or `dotenv` of its
+    /// own, or `dotenv` of a namespace that holds this one.
+    let setsVariables: Bool
+    /// The names its `env` sets, as a message lists them (`CC, CFLAGS`); empty when only dotenv
+    /// files set variables.
+    let variableNames: String
+
+    /// `A, B, C` or `A, B, C, …`.
+    private static func listed(_ names: [String]) -> String {
+        names.prefix(6).joined(separator: ", ") + (names.count > 6 ? ", …" : "")
+    }
 
     /// How many directories up to look.
     static let searchDepth = 8
@@ -29,28 +44,57 @@ struct IncludingManifest {
                 else { continue }
                 let included = project.manifest.includedFiles.first { $0.digest != nil && FileText.realPath($0.path) == own }
                 if let included, let namespace = project.manifest.namespaces.first(where: { $0.file == included.displayName }) {
-                    return IncludingManifest(directory: directory, namespace: namespace.name)
+                    let manifest = project.manifest
+                    let outer = manifest.namespaces.contains { $0.name != namespace.name && namespace.name.hasPrefix($0.name + ":") && !$0.dotenvFiles.isEmpty }
+                    return IncludingManifest(
+                        directory: directory, namespace: namespace.name, fileName: name,
+                        setsVariables: !manifest.environment.isEmpty || !manifest.dotenvFiles.isEmpty || outer,
+                        variableNames: manifest.dotenvFiles.isEmpty && !outer
+                            ? Self.listed(manifest.environment.map { $0.name }) : "")
                 }
             }
         }
         return nil
     }
 
-    /// `opsrun -C .. web:build`: `task` of the sub-project run from here, from the process's
-    /// current directory.
-    func command(running task: String) -> String {
+    /// `opsrun -C .. web:test -- -v`: the run asked for (`targets`, `variables`, the arguments
+    /// after `--`) of the sub-project, from the including manifest, from the process's current
+    /// directory. No target names the sub-project's `default` (`opsrun -C .. web`).
+    func command(targets: [String], variables: [(name: String, value: String)], arguments: [String]) -> String {
+        var words = ["opsrun"]
+        if let place { words += ["-C", place] }
+        words += targets.isEmpty ? [namespace] : targets.map { namespace + ":" + $0 }
+        words += variables.map { $0.name + "=" + $0.value }
+        if !arguments.isEmpty { words += ["--"] + arguments }
+        return words.map(ArgumentsNote.quoted).joined(separator: " ")
+    }
+
+    /// The including manifest's directory as `-C` takes it from the current directory; `nil` when
+    /// it is the current directory.
+    private var place: String? {
         let here = FileText.currentDirectory()
-        let place: String
-        if directory == here {
-            place = ""
-        } else if here.hasPrefix(directory + "/") {
+        if directory == here { return nil }
+        if here.hasPrefix(directory + "/") {
             let depth = here.dropFirst(directory.count).split(separator: "/").count
-            place = "-C " + Array(repeating: "..", count: depth).joined(separator: "/") + " "
-        } else if directory.hasPrefix(here + "/") {
-            place = "-C " + directory.dropFirst(here.count + 1) + " "
-        } else {
-            place = "-C " + directory + " "
+            return Array(repeating: "..", count: depth).joined(separator: "/")
         }
-        return "opsrun \(place)\(namespace):\(task)"
+        if directory.hasPrefix(here + "/") { return String(directory.dropFirst(here.count + 1)) }
+        return directory
+    }
+
+    /// The including manifest's path as messages show it: from the current directory.
+    var shownPath: String { place.map { $0 + "/" + fileName } ?? fileName }
+
+    /// The warning for a sub-project run on its own whose including manifest sets variables
+    /// (`env`, `dotenv`) its tasks would have had, which this run does not: `CC` and `CFLAGS` lost
+    /// made `cc` fail with exit 127 and no word why. `nil` when the manifest run is included by
+    /// none above it, or by one that sets none.
+    static func warning(for project: Project, invocation: Invocation) -> String? {
+        guard let including = find(for: project.source), including.setsVariables else { return nil }
+        let names = including.variableNames
+        let what = names.isEmpty ? "its env and dotenv" : "its env (\(names))"
+        return "warning: \(project.source.displayName) is included by \(including.shownPath), but runs here on its own, "
+            + "without \(what); to run it as included: "
+            + including.command(targets: invocation.targets, variables: invocation.variables, arguments: invocation.taskArguments)
     }
 }

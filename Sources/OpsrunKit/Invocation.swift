@@ -26,7 +26,9 @@ public struct Invocation: Sendable {
     public var force = false
     public var action: Action = .run
     public var format: OutputFormat = .text
-    public var outputMode: OutputMode = .prefixed
+    /// `--output`; `nil` when not given: prefixed, or grouped under GitHub Actions
+    /// (`RunPrinter.Options.resolve`).
+    public var outputMode: OutputMode?
     public var explain = false
     public var graceMilliseconds = 5000
     public var color: ColorChoice = .auto

@@ -8,7 +8,10 @@ extension RunPrinter.Options {
         _ invocation: Invocation, environment: OutputEnvironment, isTerminal: Bool
     ) -> RunPrinter.Options {
         RunPrinter.Options(
-            outputMode: invocation.outputMode, verbosity: invocation.verbosity,
+            // Under GitHub Actions a task's lines are printed bare, in a fold, so that a problem
+            // matcher (`file:line:col: error`) reads them (docs/manual/output-and-reports.md).
+            outputMode: invocation.outputMode ?? (environment.githubActions ? .grouped : .prefixed),
+            verbosity: invocation.verbosity,
             style: TerminalStyle.resolve(
                 invocation.color, environment: environment, isTerminal: isTerminal),
             isTerminal: isTerminal, githubActions: environment.githubActions,

@@ -41,8 +41,9 @@ extension RunSession {
         if let watchRunner, watchRunner.hasKeptServices {
             watchRunner.stopKeptServices(keeping: specs.filter { $0.isService }.map { $0.job })
         }
+        let upToDate: UpToDateChecking? = gate ?? (invocation.explain ? ExplainsAlwaysRuns(specs: specs, status: status) : nil)
         let engine = OperationEngine(
-            specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: gate,
+            specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: upToDate,
             costs: estimatedCosts)
         let report = engine.run()
         let ended = MonotonicClock.now()

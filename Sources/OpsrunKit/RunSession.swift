@@ -61,7 +61,7 @@ public struct RunSession {
         }
         if !problems.isEmpty { throw ProjectError(diagnostics: problems, sources: project.sourceTexts) }
         if !project.manifest.rootReferences.isEmpty {
-            try Self.checkRootReferences(of: project, graph: instances.graph, selection: selection)
+            try Self.checkRootReferences(of: project, graph: instances.graph, selection: selection, invocation: invocation)
         }
         self.operationBuilder = operationBuilder
         incremental = try Self.openIncremental(
@@ -79,7 +79,10 @@ public struct RunSession {
 
     /// A manifest run on its own whose tasks name the root's (`:codegen`, docs/manual/includes.md) runs the tasks
     /// that do not; a run of one that does is a usage error naming the root task that is missing.
-    static func checkRootReferences(of project: Project, graph: TaskGraph, selection: [Int]) throws(ProjectError) {
+    /// The command it suggests is the user's own run (`invocation`) from the including manifest.
+    static func checkRootReferences(
+        of project: Project, graph: TaskGraph, selection: [Int], invocation: Invocation
+    ) throws(ProjectError) {
         let selected = Set(selection.map { graph.tasks[$0].instance?.task ?? graph.names[$0] })
         let rootTasks = project.manifest.tasks.filter { $0.baseDirectory == nil }.map { ":" + $0.name }
         let references = project.manifest.rootReferences.filter { selected.contains($0.task) }
@@ -91,7 +94,9 @@ public struct RunSession {
             // Written in the manifest run (a sub-project run on its own, most likely), or in one it
             // includes (a misspelt name, most likely: the manifest run is that file's root).
             let inTopManifest = project.manifest.tasks.first { $0.name == reference.task }?.baseDirectory == nil
-            let runFromRoot = including.map { ": \($0.command(running: reference.task))" } ?? ""
+            let runFromRoot = including.map {
+                ": " + $0.command(targets: invocation.targets, variables: invocation.variables, arguments: invocation.taskArguments)
+            } ?? ""
             let why = inTopManifest
                 ? "; a name starting with ':' is a task of the root manifest, so a sub-project that uses one runs "
                     + "from the manifest that includes it\(runFromRoot)" : ""
@@ -137,8 +142,9 @@ public struct RunSession {
         warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
         let gate = upToDateGate(recording: false, status: status)
+        let checker: UpToDateChecking? = gate ?? (invocation.explain ? ExplainsAlwaysRuns(specs: specs, status: status) : nil)
         let plan = DryRunPlanner.plan(
-            specs: specs, taskIDs: selection, configuration: configuration, upToDate: gate, costs: estimatedCosts)
+            specs: specs, taskIDs: selection, configuration: configuration, upToDate: checker, costs: estimatedCosts)
         gate?.finish()
         defer { kept?.keep(plan, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })

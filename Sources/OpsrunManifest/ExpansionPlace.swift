@@ -33,6 +33,24 @@ package enum ExpansionPlace {
         return place(of: index, in: source, file: location.file)
     }
 
+    /// The place of `written` (a `$NAME` without braces), looked for in `text` from the place of
+    /// the value it is in; the value's own place when it is not found there.
+    package static func locate(_ written: String, at location: SourceLocation, text: String?) -> SourceLocation {
+        guard let text, location.line >= 1, location.column >= 1 else { return location }
+        let source = Array(text.utf8)
+        let needle = Array(written.utf8)
+        guard !needle.isEmpty, var index = offset(of: location, in: source) else { return location }
+        // Within the value: a long one (a folded list) is still far shorter than this.
+        let end = min(source.count, index + 4096)
+        while index + needle.count <= end {
+            if source[index..<(index + needle.count)].elementsEqual(needle) {
+                return place(of: index, in: source, file: location.file)
+            }
+            index += 1
+        }
+        return location
+    }
+
     private static func count(dollarBraces bytes: ArraySlice<UInt8>) -> Int {
         var count = 0
         var previous: UInt8 = 0

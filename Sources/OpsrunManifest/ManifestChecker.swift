@@ -136,6 +136,58 @@ struct ManifestChecker {
         error(problem.message(in: what()), at: ExpansionPlace.locate(problem, in: template, at: location, text: text))
     }
 
+    /// As `checkExpansions`, for a path (`dir`, `sources`, `outputs`, `depfile`), where a `$NAME`
+    /// without braces is a mistake too: it would be taken as written, a file named `$SRC` (which
+    /// then looked like a misspelling of `src`). The shell's form is not expanded here
+    /// (docs/manual/variables.md); `${SRC}` is, and `$$` is a literal `$`.
+    mutating func checkPathExpansions(_ template: String, at location: SourceLocation, in what: @autoclosure () -> String) {
+        checkExpansions(template, at: location, in: what())
+        guard UTF8Text.contains(UInt8(ascii: "$"), in: template), let name = Self.bareReference(in: template) else { return }
+        error(
+            "'$\(name)' in \(what()) is not expanded: write '${\(name)}' (or '$$' for a literal '$')",
+            at: ExpansionPlace.locate("$" + name, at: location, text: text))
+    }
+
+    /// The name of the first `$NAME` without braces in `template` (`$$` and `${...}` skipped).
+    static func bareReference(in template: String) -> String? {
+        let bytes = Array(template.utf8)
+        func isNameStart(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
+        }
+        func isNameByte(_ byte: UInt8) -> Bool { isNameStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "$") else {
+                index += 1
+                continue
+            }
+            let next = bytes[index + 1]
+            if next == UInt8(ascii: "$") {
+                index += 2
+            } else if next == UInt8(ascii: "{") {
+                // Past the reference's closing brace (a word inside may hold `${...}` too).
+                var depth = 0
+                index += 1
+                while index < bytes.count {
+                    if bytes[index] == UInt8(ascii: "{") { depth += 1 }
+                    if bytes[index] == UInt8(ascii: "}") {
+                        depth -= 1
+                        if depth == 0 { break }
+                    }
+                    index += 1
+                }
+                index += 1
+            } else if isNameStart(next) {
+                var end = index + 1
+                while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
+                return String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
     /// A whole number written in digits only, within `range`; `nil` when it is not one.
     static func integer(_ text: String, in range: ClosedRange<Int>) -> Int? {
         guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),

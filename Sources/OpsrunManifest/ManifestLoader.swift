@@ -106,6 +106,10 @@ public enum ManifestLoader {
         }
         if let defaults = value("default") {
             manifest.defaultTasks = readDefault(defaults, taskNames: taskNames, includeNamespaces: namespaces, into: &checker)
+        } else if let task = manifest.tasks.first(where: { $0.name == "default" }) {
+            // Without a `default:` key, a task named `default` is the default (go-task's habit;
+            // docs/manual/manifest.md).
+            manifest.defaultTasks = [Located(task.name, at: task.location)]
         }
         return ManifestFile(
             manifest: manifest, includes: includes, diagnostics: checker.sortedDiagnostics, hasOutsideReferences: checker.sawOutsideReference)

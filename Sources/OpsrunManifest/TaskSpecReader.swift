@@ -247,7 +247,7 @@ struct TaskSpecReader {
             if text.allSatisfy({ $0.isWhitespace }) {
                 checker.error("\(what) is empty", at: node.location)
             } else {
-                checker.checkExpansions(text, at: node.location, in: what)
+                checker.checkPathExpansions(text, at: node.location, in: what)
                 if kind == .dir {
                     spec.directory = Located(text, at: node.location)
                 } else {
@@ -261,7 +261,7 @@ struct TaskSpecReader {
         case .sources, .outputs:
             guard let paths = checker.strings(node, ManifestChecker.listWording(what, of: "a path", plural: "paths"))
             else { return }
-            for path in paths { checker.checkExpansions(path.value, at: path.location, in: what) }
+            for path in paths { checker.checkPathExpansions(path.value, at: path.location, in: what) }
             if kind == .outputs {
                 // `.` stands for every file in the task's directory: its sources and the manifest
                 // too, which a run would then count as its outputs and a restore would overwrite.

@@ -61,7 +61,7 @@ struct OpsrunCommand: ParsableCommand {
     var format: OutputFormat?
 
     @Option(help: ArgumentHelp("Task output while running: prefixed, grouped, interleaved.", valueName: "mode"))
-    var output: OutputMode = .prefixed
+    var output: OutputMode?
 
     @Flag(help: "Say why each task runs.")
     var explain = false

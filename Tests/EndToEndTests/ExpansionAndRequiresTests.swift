@@ -143,4 +143,53 @@ import Testing
         #expect(result.stderr.contains("Tasksfile.yaml:4:5: error: unknown key 'depends' in task 'build'; did you mean 'deps'?\n"))
         #expect(result.stderr.contains("Tasksfile.yaml:5:21: error: unknown key 'generates' in task 'gen'; did you mean 'outputs'?\n"))
     }
+
+    /// Issue 29: `sources: [$SRC]` was taken as a file named `$SRC`, and the missing source then
+    /// read "did you mean 'src'?". Paths expand `${SRC}` only; `$SRC` is an error at its place
+    /// saying what to write, in `sources`, `outputs`, `dir` and `depfile` alike.
+    @Test func aVariableWithoutBracesInAPathSaysToWriteItWithBraces() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [src/a.c] }
+                run: cc -c "$SRC"
+                sources: [$SRC]
+                outputs: ["build/$SRC.o"]
+                depfile: build/$DEP.d
+              docs:
+                dir: $OUT/docs
+                run: echo docs
+            """, files: ["src/a.c": "int a;\n"])
+        let result = try project.run("compile")
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr == """
+            Tasksfile.yaml:5:15: error: '$SRC' in 'sources' of task 'compile' is not expanded: write '${SRC}' (or '$$' for a literal '$')
+                sources: [$SRC]
+                          ^
+            Tasksfile.yaml:6:22: error: '$SRC' in 'outputs' of task 'compile' is not expanded: write '${SRC}' (or '$$' for a literal '$')
+                outputs: ["build/$SRC.o"]
+                                 ^
+            Tasksfile.yaml:7:20: error: '$DEP' in 'depfile' of task 'compile' is not expanded: write '${DEP}' (or '$$' for a literal '$')
+                depfile: build/$DEP.d
+                               ^
+            Tasksfile.yaml:9:10: error: '$OUT' in 'dir' of task 'docs' is not expanded: write '${OUT}' (or '$$' for a literal '$')
+                dir: $OUT/docs
+                     ^
+
+            """)
+        // `$$` is a literal `$`, and `${SRC}` expands: neither is an error.
+        let fixed = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [src/a.c] }
+                run: cp "$SRC" "build/$SRC.o"
+                sources: ["${SRC}", "price$$list.txt"]
+                outputs: ["build/${SRC}.o"]
+            """, files: ["src/a.c": "int a;\n", "price$list.txt": "1\n"])
+        let ran = try fixed.run("compile")
+        #expect(ran.status == 0, "\(ran.stderr)")
+    }
 }

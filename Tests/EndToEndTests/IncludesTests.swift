@@ -77,4 +77,69 @@ import Testing
                 + "the graph leaves that edge out, and a run of the task is refused\n"), "\(graph.stderr)")
         #expect(try project.run("--graph", "codegen").stderr == "")
     }
+
+    /// A root whose `env` sets the compiler, and a sub-project whose task needs the root's
+    /// `:codegen`.
+    func projectWithRootVariables() throws -> TemporaryProject {
+        try TemporaryProject(
+            "env:\n  CC: cc\n  CFLAGS: -O2\nincludes:\n  lib: lib\ntasks:\n  codegen: echo codegen\n",
+            files: [
+                "lib/Tasksfile.yaml": """
+                    tasks:
+                      gen:
+                        deps: [":codegen"]
+                        run: echo gen
+                      test:
+                        deps: [gen]
+                        run: echo test "$@"
+                      show:
+                        run: echo "CC=$CC"
+                    """
+            ])
+    }
+
+    /// Issue 29: the command suggested for a sub-project run alone named the task holding the
+    /// `:codegen` edge (`opsrun lib:gen`), not the run asked for; it is the user's own tasks,
+    /// variables and arguments, from the including manifest.
+    @Test func theCommandSuggestedForASubProjectRunAloneIsTheRunAskedFor() throws {
+        let project = try projectWithRootVariables()
+        let alone = try project.run("-C", "lib", "test", "MODE=fast", "--", "-k", "a b")
+        #expect(alone.status == 2)
+        #expect(alone.stderr.hasPrefix("""
+            lib/Tasksfile.yaml:3:12: error: task 'gen' depends on ':codegen', but lib/Tasksfile.yaml has no task 'codegen'; \
+            a name starting with ':' is a task of the root manifest, so a sub-project that uses one runs from the manifest \
+            that includes it: opsrun lib:test MODE=fast -- -k 'a b'
+
+            """), "\(alone.stderr)")
+        let inside = try OpsrunBinary.run(["test"], in: project.url.appendingPathComponent("lib"))
+        #expect(inside.stderr.contains("that includes it: opsrun -C .. lib:test\n"), "\(inside.stderr)")
+    }
+
+    /// Issue 29: `opsrun -C lib` lost the root's `CC` and `CFLAGS` without a word, and `cc`
+    /// failed with exit 127. A sub-project run alone whose including manifest sets variables
+    /// warns once, before anything runs, naming that manifest and how to run it as included.
+    @Test func aSubProjectRunAloneWarnsThatItLacksTheIncludingManifestsEnv() throws {
+        let project = try projectWithRootVariables()
+        let alone = try project.run("-C", "lib", "show")
+        #expect(alone.status == 0)
+        #expect(alone.stderr == """
+            warning: lib/Tasksfile.yaml is included by Tasksfile.yaml, but runs here on its own, without its env \
+            (CC, CFLAGS); to run it as included: opsrun lib:show
+
+            """)
+        #expect(alone.stdout.contains("show | CC=\n"))
+        let inside = try OpsrunBinary.run(["show"], in: project.url.appendingPathComponent("lib"))
+        #expect(inside.stderr == """
+            warning: Tasksfile.yaml is included by ../Tasksfile.yaml, but runs here on its own, without its env \
+            (CC, CFLAGS); to run it as included: opsrun -C .. lib:show
+
+            """)
+        // Run as included, or from a root that sets nothing, there is nothing to say.
+        let included = try project.run("lib:show")
+        #expect(included.stderr == "")
+        #expect(included.stdout.contains("lib:show | CC=cc\n"))
+        let quiet = try TemporaryProject(
+            "includes:\n  lib: lib\n", files: ["lib/Tasksfile.yaml": "tasks:\n  show: echo show\n"])
+        #expect(try quiet.run("-C", "lib", "show").stderr == "")
+    }
 }

@@ -28,7 +28,7 @@ import Testing
 
             """)
         #expect(result.stdout.hasSuffix("""
-            2 succeeded, 1 failed, 2 cancelled
+            2 succeeded, 1 failed, 1 cancelled
             FAILED   compile   could not start: source 'inc/cofnig.h' does not exist
               cancelled  link      prerequisite 'compile' failed
               cancelled  all       prerequisite 'link' was cancelled (compile)

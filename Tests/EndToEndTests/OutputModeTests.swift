@@ -78,4 +78,37 @@ import Testing
         let coloured = try project.run("ok", "--color", "always")
         #expect(coloured.stdout.contains("\u{1B}["))
     }
+
+    /// Issue 29: a prefix (`compile[src/a.c] | src/a.c:3:1: error`) hides a compiler's diagnostic
+    /// from the `file:line:col` problem matchers of CI and editors. Under GitHub Actions, without
+    /// `--output`, output is grouped: each task's lines bare, in its own fold, so concurrent
+    /// tasks stay told apart and the matcher reads each diagnostic as the compiler wrote it.
+    @Test func underGitHubActionsACompilersDiagnosticIsALineAProblemMatcherReads() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [src/a.c, src/b.c] }
+                run: |
+                  echo "$SRC:3:1: error: expected ';' before '}' token" >&2; exit 1
+            """)
+        let result = try project.run("-k", "-j", "2", "compile", environment: ["GITHUB_ACTIONS": "true"])
+        #expect(result.status == 1)
+        let stdout = result.stdout.replacing(/[0-9.]+s\)/, with: "Ns)")
+        for file in ["src/a.c", "src/b.c"] {
+            #expect(stdout.contains("""
+                ::group::compile[\(file)] (failed: exit 1 after Ns)
+                \(file):3:1: error: expected ';' before '}' token
+                ::endgroup::
+
+                """), "\(result.stdout)")
+        }
+        // `--output grouped` does the same anywhere (an editor's task, another CI).
+        let grouped = try project.run("-k", "-j", "2", "--output", "grouped", "compile")
+        let lines = grouped.stdout.split(separator: "\n")
+        #expect(lines.contains("src/a.c:3:1: error: expected ';' before '}' token"), "\(grouped.stdout)")
+        // `--output` given still wins under GitHub Actions.
+        let prefixed = try project.run("-k", "--output", "prefixed", "compile", environment: ["GITHUB_ACTIONS": "true"])
+        #expect(prefixed.stderr.contains("compile[src/a.c] | src/a.c:3:1: error"), "\(prefixed.stderr)")
+    }
 }

@@ -18,7 +18,7 @@ import Testing
         "targets \(invocation.targets) taskArguments \(invocation.taskArguments) variables \(invocation.variables.map { "\($0.name)=\($0.value)" })"
             + " jobs \(invocation.jobs) keepGoing \(invocation.keepGoing) force \(invocation.force)"
             + " verbosity \(invocation.verbosity) action \(invocation.action) file \(invocation.manifestFile ?? "-")"
-            + " directory \(invocation.directory ?? "-") format \(invocation.format) output \(invocation.outputMode)"
+            + " directory \(invocation.directory ?? "-") format \(invocation.format) output \(invocation.outputMode.map { "\($0)" } ?? "-")"
             + " explain \(invocation.explain) grace \(invocation.graceMilliseconds) color \(invocation.color)"
             + " reports \(invocation.reportFiles.map { "\($0.0)=\($0.1)" })"
     }

@@ -143,4 +143,21 @@ import Testing
         // One timeout of 1 s at most, however many requests the run would have made.
         #expect(Date().timeIntervalSince(started) < 15)
     }
+
+    /// A port nothing listens on refuses at once; the client used to try again with backoff until
+    /// its 2 s connect timeout, so every run with an unreachable cache paid 2 s. Now one attempt,
+    /// one warning. Timed with a monotonic clock against that 2 s: the old retry loop cannot end
+    /// before it, and the run takes tens of milliseconds without it (a margin of about fifty).
+    @Test func aRefusedConnectionIsOneWarningAndNoWait() throws {
+        let url = "http://127.0.0.1:\(try freeLoopbackPort())"
+        let project = try clone()
+        let started = ContinuousClock.now
+        let result = try run(project, "--remote-cache", url)
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 0)
+        #expect(ran(project) == ["gen", "use"])
+        #expect(result.stderr == "warning: remote cache \(url): connection refused; going on without it\ngen | a warning\n")
+        #expect(elapsed < .seconds(2), "a refused connection took \(elapsed)")
+    }
 }
+

@@ -225,6 +225,92 @@ import Testing
             #expect(err.filter { $0 == "\(task) | \(line)" }.count == 200_000)
         }
     }
+
+    /// Issue 29: go-task's habit: a task named `default` is the default when the manifest has no
+    /// `default:` key; before, opsrun refused and listed "default" among the tasks to name.
+    @Test func aTaskNamedDefaultIsTheDefaultWithoutADefaultKey() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              build: echo build
+              default:
+                deps: [build]
+            """)
+        let result = try project.run()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n") == "▶ build\nbuild | build\n✓ build Ns\n1 succeeded\n")
+        #expect(try project.run("--list").stdout == "build\ndefault (default)\n")
+        // A `default:` key still decides.
+        let keyed = try TemporaryProject("default: other\ntasks:\n  other: echo other\n  default: echo default\n")
+        #expect(try keyed.run().stdout.contains("other | other\n"))
+    }
+
+    /// Issue 29: groups (tasks with only `deps`, an `each` task's instances together) run nothing
+    /// and are not counted: two compiles and a link are 3 tasks, not 4.
+    @Test func theSummaryCountsTasksNotGroups() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [a.c, b.c] }
+                run: echo "$SRC"
+              link:
+                deps: [compile]
+                run: echo link
+              test:
+                deps: [link]
+                run: exit 1
+              all:
+                deps: [test]
+            """)
+        let passed = try project.run("link")
+        #expect(passed.status == 0)
+        #expect(passed.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").hasSuffix("✓ link Ns\n3 succeeded\n"), "\(passed.stdout)")
+        let failed = try project.run("all")
+        #expect(failed.status == 1)
+        #expect(failed.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").hasSuffix("""
+            3 succeeded, 1 failed
+            FAILED   test      exit 1 after Ns
+              cancelled  all       prerequisite 'test' failed
+
+            """), "\(failed.stdout)")
+    }
+
+    /// Issue 29: after a failure stopped the run, the instances running at the time finished
+    /// well, yet their group read "NOT RUN": a group's state follows its prerequisites'.
+    /// Handshakes: `fail` fails once both instances have started (a file each), and the
+    /// instances end only once the test has seen opsrun report the failure (it then writes `go`).
+    @Test func aGroupWhoseInstancesAllSucceededAfterAFailureSucceeds() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              compile:
+                each: { SRC: [a, b] }
+                run: |
+                  touch "started-$SRC"
+                  i=0; while [ ! -e go ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done
+                  echo "$SRC"
+              fail:
+                run: |
+                  i=0; while { [ ! -e started-a ] || [ ! -e started-b ]; } && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done
+                  exit 1
+              all:
+                deps: [compile, fail]
+            """)
+        let running = try OpsrunBinary.start(["-j", "3", "all"], in: project.url)
+        running.waitForOutput(containing: "✗ fail exit 1")
+        FileManager.default.createFile(atPath: project.path("go"), contents: nil)
+        let result = running.wait()
+        #expect(result.status == 1)
+        #expect(result.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n").hasSuffix("""
+            2 succeeded, 1 failed
+            FAILED   fail      exit 1 after Ns
+              cancelled  all       prerequisite 'fail' failed
+
+            """), "\(result.stdout)")
+        #expect(!result.stdout.contains("NOT RUN"))
+    }
 }
 
 /// `text` with runs of spaces folded to one, so assertions don't depend on column widths.

@@ -67,7 +67,7 @@ import Testing
         let testStart = try #require(result.stdout.range(of: "▶ test"))
         #expect(ready.lowerBound < testStart.lowerBound)
         #expect(result.stdout.contains("○ server stopped after"))
-        #expect(result.stdout.contains("4 succeeded, 1 service stopped"))
+        #expect(result.stdout.contains("3 succeeded, 1 service stopped"))
         #expect(result.stdout.contains("STOPPED  server"))
         let port = try #require(Int(String(contentsOfFile: project.path("port"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(!LoopbackPort.isListening(port))

@@ -170,15 +170,16 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: project.path("stamps/y")))
     }
 
-    /// A group runs nothing: when its prerequisites are all up to date, so is it.
-    @Test func aNoOpRunCountsGroupsAsUpToDate() throws {
+    /// A group runs nothing and is not counted (issue 29): a no-op run of three tasks under a
+    /// group is three up to date, not four.
+    @Test func aNoOpRunCountsTheTasksUnderAGroupNotTheGroup() throws {
         #expect(try project.run("-j", "1").status == 0)
         let grouped = Self.manifest.replacingOccurrences(of: "default: link", with: "default: all")
             + "\n  all: { deps: [link] }\n"
         try grouped.write(toFile: project.path("Tasksfile.yaml"), atomically: true, encoding: .utf8)
-        #expect(try project.run().stdout == "0 succeeded, 4 up to date\n")
+        #expect(try project.run().stdout == "0 succeeded, 3 up to date\n")
         try write("docs.md", "# Docs, edited\n")
-        #expect(try project.run().stdout.hasSuffix("3 succeeded, 1 up to date\n"))
+        #expect(try project.run().stdout.hasSuffix("2 succeeded, 1 up to date\n"))
     }
 
     /// Kills opsrun with SIGKILL at varied moments, changes an input, and checks that the next run
@@ -214,5 +215,47 @@ import Testing
             #expect(result.status == 0, context)
             #expect(try String(contentsOfFile: crash.path("final.txt"), encoding: .utf8) == "\(round)\n", context)
         }
+    }
+
+    /// Issue 29: `--explain` said nothing in a run where no task has sources (there was no
+    /// up-to-date bookkeeping to ask); each task that runs still says why, in a plan too.
+    @Test func explainSaysWhyEachTaskRunsWhenNoTaskHasSources() throws {
+        let project = try TemporaryProject(
+            """
+            tasks:
+              a: echo a
+              b:
+                deps: [a]
+                run: echo b
+              all:
+                deps: [b]
+            """)
+        let run = try project.run("--explain", "all")
+        #expect(run.status == 0)
+        #expect(run.stdout.replacing(/[0-9.]+s\n/, with: "Ns\n") == """
+            a runs: it has no sources
+            ▶ a
+            a | a
+            ✓ a Ns
+            b runs: it has no sources
+            ▶ b
+            b | b
+            ✓ b Ns
+            2 succeeded
+
+            """)
+        let plan = try project.run("--explain", "-n", "all")
+        #expect(plan.status == 0)
+        #expect(plan.stderr + plan.stdout == "a runs: it has no sources\nb runs: it has no sources\n" + """
+            wave 1:
+              a
+                $ echo a
+            wave 2:
+              b
+                $ echo b
+            wave 3:
+              all (group)
+
+            """, "\(plan.stdout)\(plan.stderr)")
     }
 }

@@ -1,7 +1,7 @@
 /// How `-n` and `-v` show the arguments after `--` beside a command (docs/manual/arguments.md):
 /// `$ pytest "$@"  # args: -v '-k foo'`, each argument quoted as a shell would need it, so the
 /// list reads back exactly.
-enum ArgumentsNote {
+package enum ArgumentsNote {
     /// `command` with the note after its last line; `command` itself when there are no arguments.
     static func appended(to command: String, _ arguments: [String]) -> String {
         guard !arguments.isEmpty else { return command }
@@ -12,7 +12,7 @@ enum ArgumentsNote {
     }
 
     /// `word` as one shell word: as is when it needs no quoting, else in single quotes.
-    static func quoted(_ word: String) -> String {
+    package static func quoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -9,7 +9,7 @@ import OpsrunEngine
 ///   cancelled  package   prerequisite 'link' was cancelled (compile)
 /// NOT RUN  docs      the run stopped after 'compile' failed (use -k to keep going)
 /// ```
-/// - The counts line always says how many succeeded (groups included; a group whose prerequisites were all up to date is up to date); the other counts appear only
+/// - The counts line always says how many succeeded (groups, which run nothing, are not counted); the other counts appear only
 ///   when not zero, in this order: failed, failed (allowed), cancelled, not run, up to date.
 /// - Then, in this order: allowed failures (`WARNING`), each failure (`FAILED`, in manifest order)
 ///   with the tree of tasks it cancelled, tasks that did not start because the run stopped
@@ -40,7 +40,7 @@ public enum SummaryPrinter {
         builder.addInterrupt()
         // Only a run with services stopped looks for those `--watch` kept up.
         let kept = report.counts.stopped == 0 ? 0 : report.operations.count { $0.lastResult?.keptRunning == true }
-        return countsLine(report.counts, style, keptRunning: kept) + builder.text(style)
+        return countsLine(report.taskCounts(of: specs), style, keptRunning: kept) + builder.text(style)
     }
 
     /// `3 succeeded, 1 failed, 1 failed (allowed), 2 cancelled, 1 not run, 4 up to date`.

@@ -144,4 +144,28 @@ import Testing
         #expect(ExitCode.interrupted(by: SignalNumber.quit) == .quit)
         #expect(ExitCode.interrupted(by: SignalNumber.terminate) == .terminated)
     }
+
+    /// A group runs nothing: once a failure has stopped the run, a group whose prerequisites
+    /// (running at the failure) then all succeed succeeds too, and a group whose prerequisites
+    /// include one that is never started stays not run; the report's task counts leave groups out.
+    @Test func aGroupWhosePrerequisitesSucceedAfterTheStopSucceedsAndIsNotCounted() {
+        let runner = FakeRunner()
+        runner.terminations = ["fail": [.exited(1)]]
+        runner.durations = ["slow": 3]
+        let run = runEngine(
+            [
+                op("slow"), op("fail"), op("done", ["slow"], group: true), op("later", priority: .low),
+                op("waits", ["slow", "later"], group: true),
+            ],
+            jobs: 2, runner: runner)
+        #expect(runner.startOrder == ["slow", "fail"])
+        #expect(run.state("done") == .finished(.succeeded))
+        #expect(run.state("later") == .cancelled(.runStopped(after: 1)))
+        #expect(run.state("waits") == .cancelled(.runStopped(after: 1)))
+        var tasks = RunCounts()
+        tasks.succeeded = 1
+        tasks.failed = 1
+        tasks.notRun = 1
+        #expect(run.report.taskCounts(of: run.specs) == tasks)
+    }
 }

@@ -98,4 +98,16 @@ import Testing
             "Tasksfile.yaml:2:19: error: unknown key 'requries' in task 't'; did you mean 'requires'?",
         ])
     }
+
+    /// `$NAME` without braces in a path is found; `$$`, `${...}` (with a word inside) and a `$`
+    /// before anything but a name are not.
+    @Test func aNameWithoutBracesIsFoundOnlyOutsideReferencesAndEscapes() {
+        #expect(ManifestChecker.bareReference(in: "build/$SRC.o") == "SRC")
+        #expect(ManifestChecker.bareReference(in: "$_x1/y") == "_x1")
+        #expect(ManifestChecker.bareReference(in: "${A:-${B}}/$C") == "C")
+        #expect(ManifestChecker.bareReference(in: "price$$list") == nil)
+        #expect(ManifestChecker.bareReference(in: "${SRC%.c}.o") == nil)
+        #expect(ManifestChecker.bareReference(in: "a$1 b$ c$-") == nil)
+        #expect(ManifestChecker.bareReference(in: "ends with $") == nil)
+    }
 }

@@ -53,7 +53,7 @@ import Testing
                 """)
         #expect(
             summary == """
-                1 succeeded, 1 failed, 3 cancelled, 1 not run
+                1 succeeded, 1 failed, 2 cancelled, 1 not run
                 FAILED   compile   exit 2 after 0.0s
                   cancelled  link      prerequisite 'compile' failed
                   cancelled  package   prerequisite 'link' was cancelled (compile)
