@@ -6,8 +6,9 @@ import OpsrunReport
 /// The nearest manifest above a sub-project that includes it, and the namespace it gives it: what
 /// a sub-project run alone whose task names the root's (`:codegen`) is told to run instead
 /// (`opsrun -C .. web:build`), and what a run of a sub-project alone warns it lacks (the
-/// includer's `env`). Looking costs a few stats of the directories above a project that has no
-/// manifest above it; a manifest above is loaded (from its cache when large).
+/// includer's `env`). Looking costs a few stats of the directories above the project; a manifest
+/// found there is read, and loaded only when it has `includes` (from its cache when large; none is
+/// ever written there).
 struct IncludingManifest {
     /// Absolute.
     let directory: String
@@ -40,7 +41,10 @@ struct IncludingManifest {
             guard !parent.isEmpty, parent != directory else { return nil }
             directory = parent
             for name in ManifestLocator.fileNames where FileText.isFile(directory + "/" + name) {
-                guard let project = try? Project.load(explicitFile: directory + "/" + name, workingDirectory: directory)
+                let path = directory + "/" + name
+                guard let bytes = FileText.readBytes(path), Self.mayInclude(bytes),
+                    let source = try? Project.locate(explicitFile: path, workingDirectory: directory),
+                    let project = try? Project.load(from: source, writingCacheOn: nil, storingCache: false)
                 else { continue }
                 let included = project.manifest.includedFiles.first { $0.digest != nil && FileText.realPath($0.path) == own }
                 if let included, let namespace = project.manifest.namespaces.first(where: { $0.file == included.displayName }) {
@@ -55,6 +59,18 @@ struct IncludingManifest {
             }
         }
         return nil
+    }
+
+    /// Whether a manifest's bytes may include another: one without the word `includes` cannot, and
+    /// is not loaded. (Every run looks above its project: one inside a repository whose own
+    /// manifest includes nothing pays a read, not a parse.)
+    static func mayInclude(_ bytes: [UInt8]) -> Bool {
+        let word = Array("includes".utf8)
+        guard bytes.count >= word.count else { return false }
+        for start in 0...(bytes.count - word.count) where bytes[start] == word[0] {
+            if bytes[start..<(start + word.count)].elementsEqual(word) { return true }
+        }
+        return false
     }
 
     /// `opsrun -C .. web:test -- -v`: the run asked for (`targets`, `variables`, the arguments

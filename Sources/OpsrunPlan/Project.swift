@@ -68,7 +68,11 @@ public struct Project: Sendable {
 
     /// The same; the cache, when one is due, is written on a thread of `work` (whose owner joins it)
     /// rather than before returning.
-    package static func load(from source: ManifestSource, writingCacheOn work: BackgroundWork?) throws(ProjectError) -> Project {
+    /// `storingCache: false` reads a cache there is but writes none: a manifest opsrun only looks
+    /// at (one above the project run, to see whether it includes it) is not its project to write in.
+    package static func load(
+        from source: ManifestSource, writingCacheOn work: BackgroundWork?, storingCache: Bool = true
+    ) throws(ProjectError) -> Project {
         let bytes: [UInt8]
         do {
             bytes = try source.readBytes()
@@ -105,7 +109,7 @@ public struct Project: Sendable {
             texts[source.displayName] = text
             throw ProjectError(diagnostics: cycles, sources: texts)
         }
-        if let cache {
+        if storingCache, let cache {
             if let work { cache.store(manifest, index: graph.index, on: work) } else { cache.store(manifest, index: graph.index) }
         }
         return Project(source: source, bytes: bytes, manifest: manifest, graph: graph)

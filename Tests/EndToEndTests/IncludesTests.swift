@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// SPEC §10's includes through the real binary: what an included manifest's tasks see.
@@ -141,5 +142,17 @@ import Testing
         let quiet = try TemporaryProject(
             "includes:\n  lib: lib\n", files: ["lib/Tasksfile.yaml": "tasks:\n  show: echo show\n"])
         #expect(try quiet.run("-C", "lib", "show").stderr == "")
+    }
+
+    /// Looking above a sub-project for the manifest that includes it writes nothing there: a large
+    /// one (whose parsed form opsrun caches in its own project) is read, not cached.
+    @Test func lookingForTheIncludingManifestWritesNothingAboveTheProjectRun() throws {
+        let padding = String(repeating: "# a long manifest, large enough for its parsed form to be cached\n", count: 1100)
+        let project = try TemporaryProject(
+            padding + "env: { CC: cc }\nincludes:\n  lib: lib\n", files: ["lib/Tasksfile.yaml": "tasks:\n  show: echo show\n"])
+        let alone = try project.run("-C", "lib", "show")
+        #expect(alone.status == 0)
+        #expect(alone.stderr.hasPrefix("warning: lib/Tasksfile.yaml is included by Tasksfile.yaml"), "\(alone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: project.path(".opsrun")))
     }
 }
