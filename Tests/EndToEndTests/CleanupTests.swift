@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §11, `cleanup:`: after a task's `run`, whatever its result, never changing it.
+/// docs/manual/ci.md, `cleanup:`: after a task's `run`, whatever its result, never changing it.
 @Suite struct CleanupTests {
     @Test func cleanupRunsAfterSuccessAndFailureUnderTheTasksName() throws {
         let project = try TemporaryProject(

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §14: `opsrun --completions bash|zsh|fish`, each script used by its real shell.
+/// docs/manual/fitting-in.md: `opsrun --completions bash|zsh|fish`, each script used by its real shell.
 @Suite struct CompletionTests {
     static let manifest = """
         default: build

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §1 and issue 15 through the real binary: the queue weighs the work behind each task by how
+/// docs/manual/running.md and issue 15 through the real binary: the queue weighs the work behind each task by how
 /// long it took last time, kept in `.opsrun/durations`, so a long task starts first the next time.
 @Suite struct CriticalPathTests {
     @Test func theOrderFollowsTheDurationsOfTheFirstRun() throws {

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §10, "Depfiles", through the real binary and the system's C compiler: `cc -MMD` writes
+/// docs/manual/depfiles.md, "Depfiles", through the real binary and the system's C compiler: `cc -MMD` writes
 /// which headers each file included, and editing one recompiles exactly the files that include it.
 @Suite struct DepfileTests {
     static func compile(_ name: String) -> String {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §10 `each` through the real binary: one operation per file or value, each named
+/// docs/manual/each.md `each` through the real binary: one operation per file or value, each named
 /// `TASK[VALUE]` everywhere, up to date on its own; and output directories made before a task runs.
 @Suite struct EachTests {
     static let manifest = """
@@ -155,7 +155,7 @@ import Testing
     }
 }
 
-/// Output directories (SPEC §10): before any task runs, opsrun makes the parents of its declared
+/// Output directories (docs/manual/each.md): before any task runs, opsrun makes the parents of its declared
 /// outputs, as ninja does; one it cannot make fails the task, saying why.
 @Suite struct OutputDirectoryEndToEndTests {
     @Test func parentsOfDeclaredOutputsAreMadeForEveryTask() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §10, `each` with the shell's `${...}` forms, `requires` and `TASK -- ARG...`, through the
+/// docs/manual/each.md, `each` with the shell's `${...}` forms, `requires` and `TASK -- ARG...`, through the
 /// real binary: the two halves of issue 15 working together.
 @Suite struct EachWithExpansionTests {
     static let manifest = """

@@ -58,7 +58,7 @@ import Testing
         #expect(run.stdout.hasSuffix("6 succeeded\n"))
     }
 
-    /// Issue 15 (SPEC §10): a root manifest including two sub-projects that share its codegen;
+    /// Issue 15 (docs/manual/includes.md): a root manifest including two sub-projects that share its codegen;
     /// `opsrun web` runs web's default; a sub-project runs alone, except what needs the root.
     @Test func monorepoRunsWholeByNamespaceAndEachSubProjectAlone() throws {
         let copy = try copy("monorepo")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §10, expansion and required variables, through the real binary.
+/// docs/manual/variables.md, expansion and required variables, through the real binary.
 @Suite struct ExpansionAndRequiresTests {
     @Test func theShellsFormsExpandInEnvDirSourcesAndOutputs() throws {
         let project = try TemporaryProject(

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §4, "When a task fails" and "Interrupting", through the real binary.
+/// docs/manual/running.md, "When a task fails" and "Interrupting", through the real binary.
 @Suite struct FailureAndInterruptTests {
     @Test func failedPrerequisiteCancelsEverythingDownstreamAndTheRunStops() throws {
         let result = try OpsrunBinary.run([], in: OpsrunBinary.examples.appendingPathComponent("failing"))

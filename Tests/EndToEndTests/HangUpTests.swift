@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// A terminal or SSH session that goes away: opsrun stops the run as on Ctrl-C (SPEC §4,
+/// A terminal or SSH session that goes away: opsrun stops the run as on Ctrl-C (docs/manual/running.md,
 /// "Interrupting"), unless it runs under `nohup`.
 @Suite struct HangUpTests {
     @Test func closingTheTerminalTerminatesEveryTask() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §10's includes through the real binary: what an included manifest's tasks see.
+/// docs/manual/includes.md's includes through the real binary: what an included manifest's tasks see.
 @Suite struct IncludesTests {
     /// A root and two sub-projects, each with its own `.env` setting PORT.
     func projectWithThreeDotenvFiles() throws -> TemporaryProject {

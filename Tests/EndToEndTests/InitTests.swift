@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §14: `opsrun --init` writes a commented starter manifest and never overwrites one.
+/// docs/manual/fitting-in.md: `opsrun --init` writes a commented starter manifest and never overwrites one.
 @Suite struct InitTests {
     func emptyDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("opsrun-e2e-\(UUID().uuidString)")

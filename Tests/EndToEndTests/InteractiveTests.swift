@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §4: "an `interactive: true` task gets the terminal and runs alone", on a real terminal.
+/// docs/manual/running.md: "an `interactive: true` task gets the terminal and runs alone", on a real terminal.
 @Suite struct InteractiveTests {
     /// With and without Swift's backtracer, whose crash handlers change how a child is spawned
     /// (with every signal blocked around the clone when any signal has a handler).

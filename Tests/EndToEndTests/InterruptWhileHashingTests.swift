@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 13, item 4: hashing a large source must not hold up a Ctrl-C (SPEC §4, "Interrupting").
+/// Issue 13, item 4: hashing a large source must not hold up a Ctrl-C (docs/manual/running.md, "Interrupting").
 @Suite struct InterruptWhileHashingTests {
     /// A sparse file of `gigabytes`: no disk used, but every byte is read to hash it (many seconds).
     static func sparseFile(at path: String, gigabytes: Int) throws {

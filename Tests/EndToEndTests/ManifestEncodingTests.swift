@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §2–3 through the real binary: how the bytes of a manifest are read as text.
+/// docs/manual/manifest.md through the real binary: how the bytes of a manifest are read as text.
 @Suite struct ManifestEncodingTests {
     /// A project whose `Tasksfile.yaml` holds exactly `bytes`.
     func project(bytes: [UInt8]) throws -> TemporaryProject {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §2–3 through the real binary: which manifest `-f` and `-C` name, and how messages name it
+/// docs/manual/manifest.md through the real binary: which manifest `-f` and `-C` name, and how messages name it
 /// (as seen from the directory opsrun was started in, so an editor can jump to it).
 @Suite struct ManifestPathsTests {
     static let broken = "tasks:\n  build:\n    dpes: [x]\n    run: make\n"

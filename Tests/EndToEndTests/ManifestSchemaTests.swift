@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §14: the JSON Schema of `Tasksfile.yaml` (docs/tasksfile.schema.json) is checked by a real
+/// docs/manual/fitting-in.md: the JSON Schema of `Tasksfile.yaml` (docs/tasksfile.schema.json) is checked by a real
 /// draft 2020-12 validator (Python's jsonschema, as editors' validators are): every manifest of
 /// the repository passes, and what opsrun refuses it refuses too.
 @Suite struct ManifestSchemaTests {
@@ -55,7 +55,7 @@ import Testing
     }
 
     /// Unknown keys, at the top and in a task, are refused, by opsrun and by the schema alike;
-    /// `x-` keys, anchors and the keys of SPEC §10–§12 are accepted.
+    /// `x-` keys, anchors and the keys of docs/manual/ci.md, docs/manual/cache.md are accepted.
     @Test func theSchemaRefusesWhatOpsrunRefuses() throws {
         let bad = [
             "bogus: 1\ntasks:\n  a: echo\n",

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §4: "No child process outlives `opsrun`", even one that left its task's process group.
+/// docs/manual/running.md: "No child process outlives `opsrun`", even one that left its task's process group.
 @Suite struct NoChildOutlivesOpsrunTests {
     /// The task ends once the escaped process has left its group and said so (else, still in
     /// the group when the task's shell exits, it would be terminated with the group's leftovers).

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §12 through the real binary, local cache: a task out of date whose key is cached is
+/// docs/manual/cache.md through the real binary, local cache: a task out of date whose key is cached is
 /// restored (outputs, modes, log) instead of run; `--no-cache`, `OPSRUN_NO_CACHE`, `cache: false`;
 /// a tampered blob is ignored; the size bound evicts.
 @Suite struct OutputCacheTests {

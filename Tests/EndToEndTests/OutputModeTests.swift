@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §7 through the real binary (off a terminal: one line per task start and end).
+/// docs/manual/output-and-reports.md through the real binary (off a terminal: one line per task start and end).
 @Suite struct OutputModeTests {
     let project: TemporaryProject
 

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §12, the shared cache, through the real binary and a real nginx speaking Bazel's HTTP
+/// docs/manual/cache.md, the shared cache, through the real binary and a real nginx speaking Bazel's HTTP
 /// cache protocol; and the servers a cache must survive: one that refuses, hangs, answers garbage,
 /// or holds a tampered blob. The cache only ever makes a run faster.
 @Suite struct RemoteCacheTests {

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §8, through the real binary: `--report`, `--junit` and `--trace` files written when a run
+/// docs/manual/output-and-reports.md, through the real binary: `--report`, `--junit` and `--trace` files written when a run
 /// ends, whatever way it ends.
 @Suite struct ReportFilesTests {
     func json(_ path: String) throws -> [String: Any] {
@@ -82,7 +82,7 @@ import Testing
         #expect(result.status == 0)
         let report = try json(project.path("sub/run.json"))
         #expect(try tasks(report)["hello"]?["state"] as? String == "succeeded")
-        // The manifest as messages name it: from where opsrun started, through -C (SPEC §3).
+        // The manifest as messages name it: from where opsrun started, through -C (docs/manual/manifest.md).
         #expect(report["manifest"] as? String == project.path("Tasksfile.yaml"))
     }
 

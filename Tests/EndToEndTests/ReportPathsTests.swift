@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §14 through the real binary: what the paths of `--report`, `--junit` and `--trace` may
+/// docs/manual/fitting-in.md through the real binary: what the paths of `--report`, `--junit` and `--trace` may
 /// name. Regular files only, reached through symbolic links; `-` is standard output.
 @Suite struct ReportPathsTests {
     static let manifest = "tasks:\n  hello: { run: echo hi; touch ran }\n"

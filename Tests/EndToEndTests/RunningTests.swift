@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §4 through the real binary and real processes: order, bounds, environment, failures.
+/// docs/manual/running.md through the real binary and real processes: order, bounds, environment, failures.
 @Suite struct RunningTests {
     @Test func aClosedStandardOutputEndsNoRunEarly() throws {
         // `opsrun | head -1`: once head has gone, writes fail with EPIPE; the run goes on, every

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §3 and §6 through the real binary: errors, cycles, --list, --graph and --dry-run.
+/// docs/manual/manifest.md and docs/manual/seeing-without-running.md through the real binary: errors, cycles, --list, --graph and --dry-run.
 @Suite struct SeeingWithoutRunningTests {
     @Test func cycleExampleIsRefusedWithThePlaceOfEveryEdge() throws {
         let result = try OpsrunBinary.run([], in: OpsrunBinary.examples.appendingPathComponent("cycle"))

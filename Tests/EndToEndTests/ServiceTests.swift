@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §11, services: real processes on real loopback ports.
+/// docs/manual/ci.md, services: real processes on real loopback ports.
 @Suite struct ServiceTests {
     /// Scripts the manifests below share: a free port picked at run time (so parallel runs never
     /// collide), a probe, and a client.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `.opsrun/` beside the manifest (SPEC §5), shared by every manifest of the directory and every
+/// `.opsrun/` beside the manifest (docs/manual/up-to-date.md), shared by every manifest of the directory and every
 /// opsrun started there.
 @Suite struct StateDirectoryTests {
     /// Issue 13, item 9: two manifests in one directory, each with a task `gen`.

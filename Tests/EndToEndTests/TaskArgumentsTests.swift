@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §10, arguments: `opsrun TASK -- ARG...` runs each command of TASK as
+/// docs/manual/arguments.md: `opsrun TASK -- ARG...` runs each command of TASK as
 /// `sh -c COMMAND TASK ARG...`, through the real binary and both argument parsers.
 @Suite struct TaskArgumentsTests {
     static let manifest = """

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §5 through the real binary: run only what changed, by content, and never trust a record
+/// docs/manual/up-to-date.md through the real binary: run only what changed, by content, and never trust a record
 /// that a crash could have left wrong.
 @Suite struct UpToDateTests {
     static let manifest = """
@@ -132,7 +132,7 @@ import Testing
         #expect(try String(contentsOfFile: plain.path("log"), encoding: .utf8) == "always\nmade\nalways\n")
     }
 
-    /// SPEC §5: a task without sources is up to date only while its prerequisites' outputs are
+    /// docs/manual/up-to-date.md: a task without sources is up to date only while its prerequisites' outputs are
     /// what they were at its last successful run.
     @Test func prerequisiteWithNewOutputsRerunsDependentWithoutSources() throws {
         let project = try TemporaryProject("""

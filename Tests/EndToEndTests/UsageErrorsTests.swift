@@ -3,7 +3,7 @@ import Testing
 
 @testable import opsrun
 
-/// SPEC §4 and §9 through the real binary: command lines that are refused (exit 2, nothing run),
+/// docs/manual/running.md through the real binary: command lines that are refused (exit 2, nothing run),
 /// and how every error is worded. Each is tried through both parsers: the quick one that reads the
 /// common command lines and ArgumentParser (`--output prefixed` sends a line there).
 @Suite struct UsageErrorsTests {
@@ -70,7 +70,7 @@ import Testing
         #expect(nowhere.stdout.hasPrefix("OVERVIEW: "))
     }
 
-    /// SPEC §9: `--version` prints opsrun's version and the libyaml it runs on, and exits 0, without looking for a
+    /// docs/manual/running.md: `--version` prints opsrun's version and the libyaml it runs on, and exits 0, without looking for a
     /// manifest or running anything.
     @Test func versionPrintsTheVersionAndRunsNothing() throws {
         let project = try TemporaryProject("default: hello\ntasks:\n  hello: touch ran\n")

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §13: under `--watch`, services stay up between runs unless their own definition changes,
+/// docs/manual/watch.md: under `--watch`, services stay up between runs unless their own definition changes,
 /// and stop when the watch ends.
 extension WatchTests {
     /// `db` writes its pid to `db.pids` each time it starts: one line per start. A service without

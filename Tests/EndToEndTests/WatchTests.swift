@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §13: `-w/--watch` runs, then runs what is out of date whenever a source of the tasks
+/// docs/manual/watch.md: `-w/--watch` runs, then runs what is out of date whenever a source of the tasks
 /// asked for, or the manifest, changes; Ctrl-C ends it.
 @Suite struct WatchTests {
     static let manifest = """

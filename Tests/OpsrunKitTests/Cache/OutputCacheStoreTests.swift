@@ -8,7 +8,7 @@ import Testing
 @testable import OpsrunIncremental
 @testable import OpsrunKit
 
-/// The output cache's pieces (SPEC §12): the entry's encoding, keys, the local store, eviction,
+/// The output cache's pieces (docs/manual/cache.md): the entry's encoding, keys, the local store, eviction,
 /// and where the settings come from.
 @Suite struct OutputCacheStoreTests {
     let blob = CacheEntry.Blob(hash: String(repeating: "ab", count: 32), size: 3)

@@ -4,7 +4,7 @@ import Testing
 @testable import OpsrunCache
 @testable import OpsrunIncremental
 
-/// Fetching ahead from a cache server (SPEC §12): at most so many requests at once, in the order
+/// Fetching ahead from a cache server (docs/manual/cache.md): at most so many requests at once, in the order
 /// asked; an entry brings the blobs it names that are not local; after the server's first failure
 /// nothing more is sent.
 @Suite struct RemotePrefetchTests {

@@ -58,7 +58,7 @@ import Testing
         #expect(try load().manifest.tasks[7].description == "Task NUMBER 7 of the generated manifest")
     }
 
-    /// SPEC §10: the cache keys on every file the loader read, and on the absence of the
+    /// docs/manual/includes.md: the cache keys on every file the loader read, and on the absence of the
     /// optional ones it did not find.
     @Test func anEditToAnIncludedManifestOrANewOptionalOneIsParsedAgain() throws {
         let text = ManifestCacheFixture.yaml(tasks: 800)

@@ -3,7 +3,7 @@ import Testing
 @testable import OpsrunEngine
 @testable import OpsrunPlan
 
-/// The critical path weighed by each task's last recorded duration (SPEC §1, issue 15): among ready
+/// The critical path weighed by each task's last recorded duration (docs/manual/running.md, issue 15): among ready
 /// operations of equal priority, the one with the most work behind it starts first.
 @Suite struct CriticalPathTests {
     /// Four independent compiles; `slow` took far longer than the others when it last ran.

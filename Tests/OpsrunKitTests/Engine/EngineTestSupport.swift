@@ -11,7 +11,7 @@ struct TestOperation {
     var retries = 0
     var allowFailure = false
     var interactive = false
-    /// A service (SPEC §11): the fake runner makes it ready after `FakeRunner.readyAfter` ticks.
+    /// A service (docs/manual/ci.md): the fake runner makes it ready after `FakeRunner.readyAfter` ticks.
     var service = false
 }
 

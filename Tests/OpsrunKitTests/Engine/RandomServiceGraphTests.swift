@@ -2,7 +2,7 @@ import OpsrunKit
 import Testing
 @testable import OpsrunEngine
 
-/// Random runs with services (SPEC §11): random DAGs where some tasks are services that become
+/// Random runs with services (docs/manual/ci.md): random DAGs where some tasks are services that become
 /// ready late, exit on their own or never, some tasks fail or are up to date, `-k` or not, and
 /// an interrupt or not, from one seed each. Whatever happens, the rules hold.
 @Suite struct RandomServiceGraphTests {

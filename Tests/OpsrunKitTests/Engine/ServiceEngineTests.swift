@@ -2,7 +2,7 @@ import OpsrunKit
 import Testing
 @testable import OpsrunEngine
 
-/// SPEC §11 in the engine, in the fake runner's virtual time.
+/// docs/manual/ci.md in the engine, in the fake runner's virtual time.
 @Suite struct ServiceEngineTests {
     @Test func aReadyServiceHoldsNoSlotSoOneJobRunsItsDependents() {
         let runner = FakeRunner()

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func cycleIsPrintedAsItsPathWithTheLocationOfEveryEdge() {
-        // The example of SPEC §3: `build` is the root that leads into the cycle at `package`.
+        // The example of docs/manual/manifest.md: `build` is the root that leads into the cycle at `package`.
         func at(_ line: Int) -> OpsrunCore.SourceLocation { OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: line, column: 12) }
         func task(_ name: String, _ line: Int, deps: [Located<String>]) -> TaskSpec {
             TaskSpec(name: name, location: OpsrunCore.SourceLocation(file: "Tasksfile.yaml", line: line, column: 3), deps: deps)

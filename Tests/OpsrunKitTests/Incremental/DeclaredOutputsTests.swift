@@ -17,7 +17,7 @@ import Testing
         #expect(!declared.contains(source: "gen/other.h", of: compile))
     }
 
-    /// An included sub-project reads what the root generates as `../gen/config.h` (SPEC §10).
+    /// An included sub-project reads what the root generates as `../gen/config.h` (docs/manual/includes.md).
     @Test func aSourceReachedThroughDotDotIsTheOutputItNames() {
         let gen = IncrementalTaskSpec(name: "gen", commands: [], absoluteDirectory: "/p", outputs: ["gen/config.h"])
         let web = IncrementalTaskSpec(name: "web:build", commands: [], absoluteDirectory: "/p/web", outputs: ["../out/web.txt"])

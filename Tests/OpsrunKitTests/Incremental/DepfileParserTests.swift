@@ -1,7 +1,7 @@
 import Testing
 @testable import OpsrunIncremental
 
-/// The depfiles compilers write (SPEC §10, "Depfiles"), read as ninja's depfile parser reads them.
+/// The depfiles compilers write (docs/manual/depfiles.md, "Depfiles"), read as ninja's depfile parser reads them.
 @Suite struct DepfileParserTests {
     func inputs(_ text: String) throws(DepfileParser.Malformed) -> [String] {
         try DepfileParser.inputs(of: Array(text.utf8))

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import OpsrunIncremental
 
-/// Depfiles through the up-to-date bookkeeping (SPEC §10): the files a depfile lists are sources of
+/// Depfiles through the up-to-date bookkeeping (docs/manual/depfiles.md): the files a depfile lists are sources of
 /// the task's next check, kept in its record.
 @Suite struct DepfileRunTests {
     /// Three compiles of a small C project, each "compiling" by writing its object and its depfile.

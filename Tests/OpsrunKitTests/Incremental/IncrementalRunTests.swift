@@ -394,7 +394,7 @@ import Testing
         #expect(project.run().first == "fetch: command changed")
     }
 
-    /// SPEC §5: a prerequisite that wrote different outputs reruns a dependent without sources, and
+    /// docs/manual/up-to-date.md: a prerequisite that wrote different outputs reruns a dependent without sources, and
     /// one that ran without declaring outputs (make's phony prerequisite) does too.
     @Test(arguments: [false, true]) func withoutSourcesPrerequisitesDecideAsMakeWould(checksByIndex: Bool) {
         let project = Project()

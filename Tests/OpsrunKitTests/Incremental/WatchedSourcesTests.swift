@@ -1,7 +1,7 @@
 import Testing
 @testable import OpsrunIncremental
 
-/// What `--watch` takes for a change (SPEC §13): a task's sources, never its outputs or the state.
+/// What `--watch` takes for a change (docs/manual/watch.md): a task's sources, never its outputs or the state.
 @Suite struct WatchedSourcesTests {
     @Test func globsLiteralsAndDirectoriesMatchWhatTheyNameBelowTheTasksDirectory() {
         var watched = WatchedSources()

@@ -5,7 +5,7 @@ import Testing
 @testable import OpsrunManifest
 @testable import OpsrunGraph
 
-/// `each:` as the manifest reads it (SPEC §10): kept as written, every mistake at its place.
+/// `each:` as the manifest reads it (docs/manual/each.md): kept as written, every mistake at its place.
 @Suite struct EachManifestTests {
     @Test func eachKeepsGlobsAndListsInTheOrderWritten() throws {
         let manifest = try #require(ManifestTest.load("""

@@ -4,7 +4,7 @@ import Testing
 @testable import OpsrunCore
 @testable import OpsrunManifest
 
-/// SPEC §10: a `${...}` the manifest cannot expand is an error at its own place, whatever the
+/// docs/manual/variables.md: a `${...}` the manifest cannot expand is an error at its own place, whatever the
 /// scalar's style; `requires` and keys other tools use.
 @Suite struct ExpansionCheckTests {
     @Test func anUnsupportedFormIsReportedAtItsDollarBraceInEveryStyle() {

@@ -4,7 +4,7 @@ import Testing
 @testable import OpsrunManifest
 @testable import OpsrunPlan
 
-/// `includes:` (SPEC §10): included manifests' tasks under their namespace, names resolved per
+/// `includes:` (docs/manual/includes.md): included manifests' tasks under their namespace, names resolved per
 /// file, each task with its manifest's directory and `env`, errors and cycles in their files.
 @Suite struct IncludeTests {
     let scratch = ScratchDirectory()

@@ -4,7 +4,7 @@ import Testing
 @testable import OpsrunKit
 @testable import OpsrunManifest
 
-/// SPEC §2 and §10: `${NAME}` and the shell's forms, in `env` values, `dir`, `sources`, `outputs`.
+/// docs/manual/variables.md: `${NAME}` and the shell's forms, in `env` values, `dir`, `sources`, `outputs`.
 @Suite struct InterpolationTests {
     static let variables = [
         "HOME": "/home/me", "EMPTY": "", "A_1": "x", "SRC": "src/lib/a.c", "EXT": ".c", "PAT": "*/",

@@ -2,7 +2,7 @@ import Testing
 
 @testable import OpsrunKit
 
-/// The rules for each entry of `tasks:` (SPEC §2), every message asserted whole with its place.
+/// The rules for each entry of `tasks:` (docs/manual/manifest.md), every message asserted whole with its place.
 @Suite struct TaskValidationTests {
     @Test func taskNamesSayWhichCharacterIsWrong() throws {
         #expect(ManifestTest.errors("""

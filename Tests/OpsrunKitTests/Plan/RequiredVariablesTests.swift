@@ -6,7 +6,7 @@ import Testing
 @testable import OpsrunGraph
 @testable import OpsrunPlan
 
-/// SPEC §10: what must be set before a run starts, and the words that say so.
+/// docs/manual/variables.md: what must be set before a run starts, and the words that say so.
 @Suite struct RequiredVariablesTests {
     func problems(
         _ yaml: String, tasks: [String], environment: [String: String] = [:],

@@ -8,7 +8,7 @@ import Testing
 @testable import OpsrunIncremental
 @testable import OpsrunPlan
 
-/// `each` expanded into instances when a run starts (SPEC §10): names, order, edges, variables.
+/// `each` expanded into instances when a run starts (docs/manual/each.md): names, order, edges, variables.
 @Suite struct TaskInstancesTests {
     /// A project of `yaml` in `scratch`, expanded with `processEnvironment` and `overrides`.
     static func expand(

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// `--watch` (SPEC §13): a runner that keeps services reports a stopped service finished at once
+/// `--watch` (docs/manual/watch.md): a runner that keeps services reports a stopped service finished at once
 /// while its process runs on, and hands that process to the next start of the same service.
 @Suite struct KeptServiceTests {
     func serviceJob(_ id: Int, directory: String, seconds: Int = 60) -> CommandJob {

@@ -5,7 +5,7 @@ import Testing
 @testable import OpsrunEngine
 @testable import OpsrunProcess
 
-/// Before a job's first command the runner makes the parents of its declared outputs (SPEC §10),
+/// Before a job's first command the runner makes the parents of its declared outputs (docs/manual/each.md),
 /// as ninja does; one it cannot make fails the job with the reason.
 @Suite struct OutputDirectoryTests {
     @Test func outputDirectoriesAreMadeBeforeTheFirstCommand() {

@@ -4,7 +4,7 @@ import Testing
 @testable import OpsrunKit
 @testable import OpsrunReport
 
-/// `--trace FILE` (SPEC §8): Chrome trace-event JSON, one slice per attempt on a lane per slot.
+/// `--trace FILE` (docs/manual/output-and-reports.md): Chrome trace-event JSON, one slice per attempt on a lane per slot.
 @Suite struct ChromeTraceTests {
     func slices(_ run: FinishedRun) throws -> [[String: Any]] {
         let document = try #require(

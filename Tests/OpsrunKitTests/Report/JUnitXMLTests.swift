@@ -3,7 +3,7 @@ import Testing
 @testable import OpsrunKit
 @testable import OpsrunReport
 
-/// `--junit FILE` (SPEC §8): one test case per task; failed tasks carry the tail of their output,
+/// `--junit FILE` (docs/manual/output-and-reports.md): one test case per task; failed tasks carry the tail of their output,
 /// cancelled ones are skipped with the reason.
 @Suite struct JUnitXMLTests {
     @Test func failuresCarryTheirOutputAndCancelledTasksAreSkippedWithTheReason() {

@@ -5,7 +5,7 @@ import Testing
 @testable import OpsrunCore
 @testable import OpsrunReport
 
-/// `--report FILE` (SPEC §8): each task's state, exit status or signal, start, end, duration,
+/// `--report FILE` (docs/manual/output-and-reports.md): each task's state, exit status or signal, start, end, duration,
 /// attempts, and for a cancelled task the reason and the failed task that caused it.
 @Suite struct RunRecordJSONTests {
     let specs = [task("compile"), task("link"), task("docs"), task("lint"), task("all", [])]

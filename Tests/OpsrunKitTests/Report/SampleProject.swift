@@ -1,7 +1,7 @@
 import OpsrunKit
 @testable import OpsrunGraph
 
-/// The SPEC §2 example, trimmed: a queue, priorities, descriptions, a shared prerequisite and a group.
+/// The docs/manual/manifest.md example, trimmed: a queue, priorities, descriptions, a shared prerequisite and a group.
 enum SampleProject {
     static var graph: TaskGraph {
         var b = ManifestBuilder()
