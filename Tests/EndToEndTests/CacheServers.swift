@@ -124,6 +124,10 @@ final class BrokenServer {
                 switch behaviour {
                 case .hang: connections.append(connection)
                 case .garbage:
+                    // Answers once the request has come, as a server does: garbage sent before the
+                    // request reached a connection the client's pool held idle, which it dropped
+                    // for another, and the client sometimes waited out its time limit instead.
+                    Self.readRequestHead(from: connection)
                     let text = Array("\u{01}\u{02}garbage, not HTTP\r\n\r\n".utf8)
                     _ = text.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
                     // Kept open (closed at deinit): closed at once, the client could see the
@@ -132,6 +136,18 @@ final class BrokenServer {
                 }
             }
             for connection in connections { close(connection) }
+        }
+
+        /// Reads until the end of a request's head (a blank line), the connection's end, or 64 KiB.
+        static func readRequestHead(from connection: Int32) {
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while received.count < 64 << 10 {
+                let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
+                if count <= 0 { return }
+                received += buffer[..<count]
+                if received.count >= 4, received.suffix(4).elementsEqual([13, 10, 13, 10]) { return }
+            }
         }
     }
 
