@@ -60,7 +60,7 @@ struct OpsrunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Format of --list, --dry-run and --graph: text, json, dot, mermaid.", valueName: "format"))
     var format: OutputFormat?
 
-    @Option(help: ArgumentHelp("Task output while running: prefixed, grouped, interleaved.", valueName: "mode"))
+    @Option(help: ArgumentHelp("Task output while running: prefixed (default), grouped (default under GITHUB_ACTIONS), interleaved.", valueName: "mode"))
     var output: OutputMode?
 
     @Flag(help: "Say why each task runs.")
