@@ -11,11 +11,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // SHA-256 for content fingerprints (SPEC §5): the maintained library, no hand-written hash.
+        // SHA-256 for content fingerprints (docs/manual/up-to-date.md): the maintained library, no hand-written hash.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // The shared cache's ActionResult messages (SPEC §12), generated once into OpsrunCache.
+        // The shared cache's ActionResult messages (docs/manual/cache.md), generated once into OpsrunCache.
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        // The shared cache's HTTP (SPEC §12): a maintained client, no hand-written HTTP.
+        // The shared cache's HTTP (docs/manual/cache.md): a maintained client, no hand-written HTTP.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "OpsrunIncremental",
             dependencies: ["OpsrunCore", .product(name: "Crypto", package: "swift-crypto")]),
-        // The output cache (SPEC §12): keys, the local store, the Bazel HTTP cache, ActionResult.
+        // The output cache (docs/manual/cache.md): keys, the local store, the Bazel HTTP cache, ActionResult.
         .target(
             name: "OpsrunCache",
             dependencies: [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The output cache (SPEC §12, issue 17), timed: the dag-copy workload run four ways, interleaved.
+"""The output cache (docs/manual/cache.md, issue 17), timed: the dag-copy workload run four ways, interleaved.
 
 dag-copy is dag-touch with a real source and a distinct output per task (`cp src/NAME.txt
 out/NAME`, `sources`/`outputs` declared), so every task is cacheable and no two outputs share a blob.
