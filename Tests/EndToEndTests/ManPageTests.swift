@@ -81,6 +81,35 @@ import Testing
         #expect(documented.subtracting(keys).isEmpty, "in docs/tasksfile.5 but not in the schema: \(documented.subtracting(keys).sorted())")
     }
 
+    /// The same, section by section: a key the manifest and a task share (`shell`, `pass_env`,
+    /// `env`, `dotenv`) is documented in both places, not only once somewhere.
+    @Test func tasksfile5DocumentsEachLevelsKeysInItsOwnSection() throws {
+        let schema = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: Self.repository.appendingPathComponent("docs/tasksfile.schema.json"))) as? [String: Any])
+        let topLevel = Set((schema["properties"] as? [String: Any] ?? [:]).keys)
+        var taskKeys = Set<String>()
+        func collect(_ value: Any) {
+            if let object = value as? [String: Any] {
+                if let properties = object["properties"] as? [String: Any] { taskKeys.formUnion(properties.keys) }
+                object.values.forEach(collect)
+            } else if let array = value as? [Any] {
+                array.forEach(collect)
+            }
+        }
+        collect(try #require((schema["$defs"] as? [String: Any])?["task"]))
+        #expect(taskKeys.isSuperset(of: ["run", "deps", "shell", "pass_env"]))
+        func entries(inSection name: String) throws -> Set<String> {
+            let section = try page("tasksfile.5").components(separatedBy: ".Sh " + name + "\n").dropFirst().first?
+                .components(separatedBy: "\n.Sh ").first ?? ""
+            return Set(section.split(separator: "\n").filter { $0.hasPrefix(".It Ic ") }
+                .map { String($0.dropFirst(".It Ic ".count).prefix { $0 != " " }) })
+        }
+        let top = try entries(inSection: "TOP-LEVEL KEYS")
+        let task = try entries(inSection: "TASK KEYS")
+        #expect(topLevel.subtracting(top).isEmpty, "missing from TOP-LEVEL KEYS: \(topLevel.subtracting(top).sorted())")
+        #expect(taskKeys.subtracting(task).isEmpty, "missing from TASK KEYS: \(taskKeys.subtracting(task).sorted())")
+    }
+
     @Test(.enabled(if: hasMan, "man is not installed (.ci/run installs man-db)"), arguments: ["opsrun.1", "tasksfile.5"])
     func manWarnsOfNothingInThePage(name: String) throws {
         let (text, warnings) = Self.render(Self.repository.appendingPathComponent("docs/" + name).path)
