@@ -69,8 +69,10 @@ public struct RunCounts: Sendable, Equatable {
     public var succeeded = 0
     public var failed = 0
     public var failedAllowed = 0
-    /// Cancelled by a failed prerequisite or by an interrupt.
+    /// Cancelled by a failed prerequisite, or by an interrupt before it started.
     public var cancelled = 0
+    /// Running when a signal interrupted the run (cut short, not cancelled before it started).
+    public var interrupted = 0
     /// Never started because the run stopped after a failure.
     public var notRun = 0
     /// Skipped because nothing changed; stays 0 until up-to-date checks exist (docs/manual/up-to-date.md).
@@ -92,6 +94,7 @@ public struct RunCounts: Sendable, Equatable {
             case .finished(.stopped): stopped += 1
             case .finished(.restored): restored += 1
             case .cancelled(.runStopped): notRun += 1
+            case .cancelled(.interrupted) where operation.attempts > 0: interrupted += 1
             case .cancelled: cancelled += 1
             case .pending, .ready, .executing:
                 preconditionFailure("operation '\(operation.name)' did not end")
@@ -99,5 +102,5 @@ public struct RunCounts: Sendable, Equatable {
         }
     }
 
-    public var total: Int { succeeded + failed + failedAllowed + cancelled + notRun + upToDate + stopped + restored }
+    public var total: Int { succeeded + failed + failedAllowed + cancelled + interrupted + notRun + upToDate + stopped + restored }
 }

@@ -80,7 +80,7 @@ import Testing
             #expect(!ProcessProbe.isAlive(pid), "process \(pid) outlived opsrun")
         }
         #expect(!FileManager.default.fileExists(atPath: project.path("never-ran")))
-        #expect(squeezed(result.stdout).contains("cancelled stubborn interrupted by \(name)\n"))
+        #expect(squeezed(result.stdout).contains("interrupted stubborn interrupted by \(name)\n"))
         #expect(squeezed(result.stdout).contains("INTERRUPTED by \(name)\n"))
     }
 

@@ -57,9 +57,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: project.path("after.started")))
         #expect(!Self.isAlive(pid), "the stubborn task outlived opsrun")
         #expect(result.stdout.hasSuffix("""
-            1 succeeded, 3 cancelled
+            1 succeeded, 1 interrupted, 2 cancelled
             INTERRUPTED by SIGINT
-              cancelled  stubborn  interrupted by SIGINT
+              interrupted  stubborn  interrupted by SIGINT
               2 tasks had not started
 
             """))

@@ -149,6 +149,43 @@ import Testing
         #expect(counts["interrupted"] == 1 && counts["cancelled"] == 1, "\(counts)")
     }
 
+    /// The summary and the report count an interrupted run alike: the task cut short as
+    /// interrupted (not cancelled), the tasks that had not started as cancelled, groups in no
+    /// count (found by a new user: "3 cancelled" there, "cancelled 3" here, groups counted once).
+    @Test func theSummaryAndTheReportCountAnInterruptedRunAlike() throws {
+        let project = try TemporaryProject("""
+            default: all
+            tasks:
+              quick: echo quick
+              long:
+                deps: [quick]
+                run: echo $$ > started.pid; sleep 30
+              after: { deps: [long], run: echo after }
+              other: { run: echo other, priority: low }
+              uptodate: { run: echo u > u.txt, outputs: [u.txt] }
+              all: { deps: [after, other, uptodate] }
+            """)
+        #expect(try project.run("uptodate").status == 0)
+        let running = try OpsrunBinary.start(["-j", "1", "--report", "run.json", "--grace", "1s"], in: project.url)
+        defer { running.stopIfRunning() }
+        _ = try #require(ProcessProbe.pid(writtenTo: project.path("started.pid")), "the task never started")
+        kill(running.pid, SIGTERM)
+        let result = running.wait()
+        #expect(result.status == 143)
+        #expect(result.stdout.hasSuffix("""
+            1 succeeded, 1 interrupted, 2 cancelled, 1 up to date
+            INTERRUPTED by SIGTERM
+              interrupted  long      interrupted by SIGTERM
+              2 tasks had not started
+
+            """), "\(result.stdout)")
+        let counts = try #require(try json(project.path("run.json"))["counts"] as? [String: Int])
+        #expect(counts == [
+            "succeeded": 1, "interrupted": 1, "cancelled": 2, "up_to_date": 1,
+            "failed": 0, "failed_allowed": 0, "not_run": 0, "stopped": 0, "restored": 0,
+        ])
+    }
+
     @Test func aReportThatCannotBeWrittenAtTheEndFailsASuccessfulRun() throws {
         let project = try TemporaryProject("tasks:\n  clean: rm -r out\n", files: ["out/.keep": ""])
         let result = try project.run("--report", "out/run.json", "clean")

@@ -30,9 +30,6 @@ public struct FinishedRun {
         return record.attempts > 0
     }
 
-    /// How many tasks an interrupt cut short (counted apart from the cancelled ones).
-    var interruptedCount: Int { report.operations.indices.count(where: wasInterrupted) }
-
     /// `succeeded`, `failed`, `failed_allowed`, `up_to_date`, `restored`, `stopped`, `cancelled`,
     /// `not_run` or `interrupted` (running when the run was interrupted).
     func stateName(_ index: Int) -> String {

@@ -20,8 +20,8 @@ public enum JUnitXML {
         let counts = report.counts
         let tests = report.operations.count
         let failures = counts.failed
-        let errors = run.interruptedCount
-        let skipped = counts.cancelled - errors + counts.notRun + counts.upToDate
+        let errors = counts.interrupted
+        let skipped = counts.cancelled + counts.notRun + counts.upToDate
         let time = seconds(run.clock.milliseconds(from: run.clock.startMonotonic, to: run.endMonotonic))
         let suite = XMLText.attribute(run.manifest)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

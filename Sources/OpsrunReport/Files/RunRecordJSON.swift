@@ -14,9 +14,8 @@ public enum RunRecordJSON {
         let report = run.report
         let runStart = run.clock.startMonotonic
         let tasks = report.operations.indices.map { task($0, of: run) }
-        let counts = report.counts
-        // Every task in exactly one count: those an interrupt cut short are not also cancelled.
-        let interrupted = run.interruptedCount
+        // The summary's numbers: every task in exactly one count, groups (which run nothing) in none.
+        let counts = report.taskCounts(of: run.specs)
         let document = OrderedJSON.object([
             ("version", .int(formatVersion)),
             ("opsrun", .string(OpsrunVersion.current)),
@@ -31,12 +30,12 @@ public enum RunRecordJSON {
                 ("succeeded", .int(counts.succeeded)),
                 ("failed", .int(counts.failed)),
                 ("failed_allowed", .int(counts.failedAllowed)),
-                ("cancelled", .int(counts.cancelled - interrupted)),
+                ("cancelled", .int(counts.cancelled)),
                 ("not_run", .int(counts.notRun)),
                 ("up_to_date", .int(counts.upToDate)),
                 ("stopped", .int(counts.stopped)),
                 ("restored", .int(counts.restored)),
-                ("interrupted", .int(interrupted)),
+                ("interrupted", .int(counts.interrupted)),
             ])),
             ("tasks", .array(tasks)),
         ])

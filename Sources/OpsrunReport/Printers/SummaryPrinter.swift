@@ -10,7 +10,8 @@ import OpsrunEngine
 /// NOT RUN  docs      the run stopped after 'compile' failed (use -k to keep going)
 /// ```
 /// - The counts line always says how many succeeded (groups, which run nothing, are not counted); the other counts appear only
-///   when not zero, in this order: failed, failed (allowed), cancelled, not run, up to date.
+///   when not zero, in this order: failed, failed (allowed), interrupted, cancelled, not run, up to
+///   date.
 /// - Then, in this order: allowed failures (`WARNING`), each failure (`FAILED`, in manifest order)
 ///   with the tree of tasks it cancelled, tasks that did not start because the run stopped
 ///   (`NOT RUN`), and an interrupt (`INTERRUPTED by SIGINT`) with the tasks it cut short.
@@ -50,6 +51,7 @@ public enum SummaryPrinter {
         if counts.failedAllowed > 0 {
             parts.append(style.yellow("\(counts.failedAllowed) failed (allowed)"))
         }
+        if counts.interrupted > 0 { parts.append(style.red("\(counts.interrupted) interrupted")) }
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.notRun > 0 { parts.append("\(counts.notRun) not run") }
         if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
@@ -69,7 +71,7 @@ private struct SummaryRows {
         /// `FAILED   compile   exit 2 after 1.3s`
         case top(label: String, paint: Paint, name: String, reason: String)
         /// `  cancelled  link      prerequisite 'compile' failed`, indented by `level`.
-        case nested(level: Int, name: String, reason: String)
+        case nested(level: Int, name: String, reason: String, label: String = "cancelled")
         /// A line of its own: `  … and 12 more cancelled`, `INTERRUPTED by SIGINT`.
         case text(level: Int, text: String, paint: Paint)
     }
@@ -222,14 +224,15 @@ private struct SummaryRows {
             guard case .cancelled(let cause) = report.operations[index].state else { continue }
             rows.append(
                 .nested(
-                    level: 1, name: name(index), reason: OutcomeText.cancellation(cause, name: name)
-                ))
+                    level: 1, name: name(index), reason: OutcomeText.cancellation(cause, name: name),
+                    label: "interrupted"))
         }
         if cut.count > limit {
             rows.append(
-                .text(level: 1, text: "… and \(cut.count - limit) more cancelled", paint: .dim))
+                .text(level: 1, text: "… and \(cut.count - limit) more interrupted", paint: .dim))
         }
-        let waiting = interrupted.count - cut.count
+        // Counted as the counts line counts: tasks, not groups.
+        let waiting = interrupted.count(where: { report.operations[$0].attempts == 0 && !specs[$0].isGroup })
         if waiting > 0 {
             rows.append(
                 .text(
@@ -244,7 +247,7 @@ private struct SummaryRows {
             switch row {
             case .top(_, _, let name, let reason) where !reason.isEmpty:
                 longest = max(longest, name.count)
-            case .nested(_, let name, _): longest = max(longest, name.count)
+            case .nested(_, let name, _, _): longest = max(longest, name.count)
             case .top, .text: break
             }
         }
@@ -266,8 +269,8 @@ private struct SummaryRows {
             case .top(let label, let color, let name, let reason):
                 out += paint(label, color) + pad(label, 9)
                 out += reason.isEmpty ? name : name + pad(name, width) + reason
-            case .nested(let level, let name, let reason):
-                out += String(repeating: "  ", count: level) + style.dim("cancelled") + "  "
+            case .nested(let level, let name, let reason, let label):
+                out += String(repeating: "  ", count: level) + style.dim(label) + pad(label, 9) + "  "
                 out += name + pad(name, width) + reason
             case .text(let level, let text, let color):
                 out += String(repeating: "  ", count: level) + paint(text, color)

@@ -83,10 +83,10 @@ import Testing
                 """)
         #expect(
             summary == """
-                0 succeeded, 3 cancelled
+                0 succeeded, 2 interrupted, 1 cancelled
                 INTERRUPTED by SIGINT
-                  cancelled  a         interrupted by SIGINT
-                  cancelled  b         interrupted by SIGINT
+                  interrupted  a         interrupted by SIGINT
+                  interrupted  b         interrupted by SIGINT
                   1 task had not started
 
                 """)

@@ -124,10 +124,10 @@ import Testing
             ], signal: 2)
         #expect(
             text == """
-                1 succeeded, 4 cancelled
+                1 succeeded, 2 interrupted, 2 cancelled
                 INTERRUPTED by SIGINT
-                  cancelled  compile   interrupted by SIGINT
-                  cancelled  test      interrupted by SIGINT
+                  interrupted  compile   interrupted by SIGINT
+                  interrupted  test      interrupted by SIGINT
                   2 tasks had not started
 
                 """)
