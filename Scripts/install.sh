@@ -63,8 +63,11 @@ install -m 644 docs/tasksfile.schema.json "$root$prefix/share/opsrun/tasksfile.s
 chmod 644 "$root$prefix/share/bash-completion/completions/opsrun" \
     "$root$zsh_functions/_opsrun" "$root$fish_completions/opsrun.fish"
 
+if [ -n "$root" ]; then
+    echo "staged opsrun $("$binary" --version) for $prefix/bin under $root"
+    exit 0
+fi
 echo "installed opsrun $("$binary" --version) in $prefix/bin"
-[ -n "$root" ] && exit 0
 # What a shell of this machine would not find by itself.
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;
@@ -73,3 +76,14 @@ esac
 if [ "$prefix" != /usr/local ] && [ "$prefix" != /usr ] && command -v zsh >/dev/null 2>&1; then
     echo "note: for zsh, add to ~/.zshrc before compinit: fpath=($prefix/share/zsh/site-functions \$fpath)"
 fi
+# bash-completion and fish look in ~/.local/share and in XDG_DATA_DIRS (by default
+# /usr/local/share:/usr/share), nowhere else.
+case $prefix in
+    /usr/local | /usr | "$HOME/.local") ;;
+    *)
+        case ":${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:" in
+            *":$prefix/share:"*) ;;
+            *) echo "note: for bash and fish completion, in ~/.profile:" \
+                "export XDG_DATA_DIRS=\"$prefix/share:\${XDG_DATA_DIRS:-/usr/local/share:/usr/share}\"" ;;
+        esac ;;
+esac
