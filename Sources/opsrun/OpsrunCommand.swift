@@ -57,10 +57,10 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(help: "Print the dependency graph of the tasks named (all tasks when none).")
     var graph = false
 
-    @Option(help: ArgumentHelp("Format of --list, --dry-run and --graph: text, json, dot, mermaid.", valueName: "format"))
+    @Option(help: ArgumentHelp("Format of --list, --dry-run and --graph.", valueName: "format"))
     var format: OutputFormat?
 
-    @Option(help: ArgumentHelp("Task output while running: prefixed (default), grouped (default under GITHUB_ACTIONS), interleaved.", valueName: "mode"))
+    @Option(help: ArgumentHelp("Task output while running (default: prefixed; grouped under GITHUB_ACTIONS).", valueName: "mode"))
     var output: OutputMode?
 
     @Flag(help: "Say why each task runs.")
@@ -78,7 +78,7 @@ struct OpsrunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Time between SIGTERM and SIGKILL when stopping tasks (e.g. 5s, 500ms).", valueName: "duration"))
     var grace: String = "5s"
 
-    @Option(help: ArgumentHelp("Colour: auto, always, never.", valueName: "when"))
+    @Option(help: ArgumentHelp("Colour of the output.", valueName: "when"))
     var color: ColorChoice = .auto
 
     @Flag(name: [.customShort("q"), .long], help: "Print only failures and the summary.")
@@ -93,7 +93,7 @@ struct OpsrunCommand: ParsableCommand {
     @Flag(name: .customLong("init"), help: "Write a commented starter Tasksfile.yaml here (or at -f's path); never overwrites one.")
     var initialize = false
 
-    @Option(help: ArgumentHelp("Print a completion script for bash, zsh or fish.", valueName: "shell"))
+    @Option(help: ArgumentHelp("Print a completion script for a shell.", valueName: "shell"))
     var completions: CompletionShell?
 
     /// What the completion scripts call: the task and instance names, one a line.
