@@ -19,9 +19,10 @@ struct IncludingManifest {
     /// Whether the including manifest sets variables its tasks see: `env` or `dotenv` of its
     /// own, or `dotenv` of a namespace that holds this one.
     let setsVariables: Bool
-    /// The names its `env` sets, as a message lists them (`CC, CFLAGS`); empty when only dotenv
-    /// files set variables.
+    /// The names its `env` sets, as a message lists them (`CC, CFLAGS`); empty when it has none.
     let variableNames: String
+    /// Whether dotenv files (its own, or an outer namespace's) set variables too.
+    let hasDotenv: Bool
 
     /// `A, B, C` or `A, B, C, …`.
     private static func listed(_ names: [String]) -> String {
@@ -53,8 +54,8 @@ struct IncludingManifest {
                     return IncludingManifest(
                         directory: directory, namespace: namespace.name, fileName: name,
                         setsVariables: !manifest.environment.isEmpty || !manifest.dotenvFiles.isEmpty || outer,
-                        variableNames: manifest.dotenvFiles.isEmpty && !outer
-                            ? Self.listed(manifest.environment.map { $0.name }) : "")
+                        variableNames: Self.listed(manifest.environment.map { $0.name }),
+                        hasDotenv: !manifest.dotenvFiles.isEmpty || outer)
                 }
             }
         }
@@ -108,9 +109,12 @@ struct IncludingManifest {
     static func warning(for project: Project, invocation: Invocation) -> String? {
         guard let including = find(for: project.source), including.setsVariables else { return nil }
         let names = including.variableNames
-        let what = names.isEmpty ? "its env and dotenv" : "its env (\(names))"
-        return "warning: \(project.source.displayName) is included by \(including.shownPath), but runs here on its own, "
-            + "without \(what); to run it as included: "
+        // `the env (CC, CFLAGS) and dotenv files of Tasksfile.yaml`, whichever it has.
+        let env = names.isEmpty ? nil : "env (\(names))"
+        let dotenv = including.hasDotenv ? "dotenv files" : nil
+        let what = "the " + [env, dotenv].compactMap { $0 }.joined(separator: " and ")
+        return "warning: \(project.source.displayName) runs here on its own, without \(what) set by "
+            + "\(including.shownPath), which includes it; to run it as included: "
             + including.command(targets: invocation.targets, variables: invocation.variables, arguments: invocation.taskArguments)
     }
 }
