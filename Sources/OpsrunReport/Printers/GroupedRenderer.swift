@@ -7,7 +7,8 @@ import OpsrunEngine
 /// main.c:3: error: …
 /// ```
 /// Under GitHub Actions the block is a fold, and the header its title:
-/// `::group::compile (failed: exit 2 after 1.3s)` … `::endgroup::`.
+/// `::group::compile (failed: exit 2 after 1.3s)` … `::endgroup::`; a task that wrote nothing is
+/// one line, `site (ok 0.0s)`, not an empty fold.
 /// With `onlyFailures` (`-q`), a task that did not fail has its output dropped.
 final class GroupedRenderer: OutputRenderer {
     private let console: Console
@@ -65,6 +66,11 @@ final class GroupedRenderer: OutputRenderer {
             return
         }
         let name = names[index]
+        if githubActions, spooled == nil {
+            // Nothing to fold: a fold with nothing inside only adds a click.
+            console.write("\(name) (\(end.result))\n")
+            return
+        }
         if githubActions {
             console.write("::group::\(name) (\(end.result))\n")
         } else {

@@ -28,6 +28,22 @@ import Testing
         #expect(transcript.standardError == "")
     }
 
+    /// A fold with nothing in it is one line, not a title to click open on nothing.
+    @Test func underGithubActionsATaskThatWroteNothingIsOneLineNotAnEmptyFold() {
+        let options = RunPrinter.Options(outputMode: .grouped, githubActions: true)
+        let transcript = printed(specs, options: options, [start(0), start(1), succeeded(1, 0, 0.4), out(0, "a1\n"), succeeded(0, 0, 0.5)])
+        #expect(
+            transcript.standardOutput == """
+                ▶ compile
+                ▶ test
+                test (ok 0.4s)
+                ::group::compile (ok 0.5s)
+                a1
+                ::endgroup::
+
+                """)
+    }
+
     @Test func githubActionsFoldsEachBlockAndAnnotatesTheFailure() {
         let options = RunPrinter.Options(outputMode: .grouped, githubActions: true)
         let transcript = printed(specs, options: options, events)
