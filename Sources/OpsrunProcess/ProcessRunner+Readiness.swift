@@ -30,6 +30,21 @@ extension ProcessRunner {
             delay: Self.firstProbeDelay)
     }
 
+    /// A wait that came back more than a second after the deadline it asked for means opsrun did
+    /// not run meanwhile (stopped with SIGSTOP from elsewhere, or starved): no probe could run, so
+    /// each service waiting to be ready gets that time back on its `ready_timeout`. Its tasks ran,
+    /// so their timeouts keep counting.
+    func forgiveReadinessForTimeNotRunning(since asleep: UInt64, asked milliseconds: Int32) {
+        let woke = MonotonicClock.now()
+        let expected = asleep + UInt64(milliseconds) * 1_000_000
+        guard woke > expected, woke - expected > 1_000_000_000 else { return }
+        for case let job? in slots {
+            guard var readiness = job.readiness else { continue }
+            readiness.deadline &+= woke - expected
+            job.readiness = readiness
+        }
+    }
+
     /// Starts the probe when it is due; past the deadline, the service is terminated as not ready.
     func fireReadiness(of job: RunningJob, now: UInt64) {
         guard var readiness = job.readiness, let service = job.job.service, let probe = service.probe else { return }

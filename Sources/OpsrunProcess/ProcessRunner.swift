@@ -56,6 +56,9 @@ public final class ProcessRunner: CommandRunner {
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: ProcessRunner.chunkSize, alignment: 16)
     public private(set) var isShutDown = false
+    /// A termination signal taken while `shutdown` waited for adopted orphans to end, once every
+    /// task had: the run still ends interrupted (docs/manual/running.md: never exit 0 then).
+    public internal(set) var signalDuringShutdown: Int32?
     /// `--watch`: services a run no longer needs are kept running for the next run
     /// (`ProcessRunner+KeptServices`); otherwise they are stopped.
     public var keepsServices = false
@@ -143,9 +146,19 @@ public final class ProcessRunner: CommandRunner {
         // cost a system call per command and rarely found anything yet.
         if !events.isEmpty { return events }
         repeat {
-            poller.wait(timeoutMilliseconds: millisecondsUntilNextDeadline()) { token in
+            let asked = millisecondsUntilNextDeadline()
+            let asleep = MonotonicClock.now()
+            poller.wait(timeoutMilliseconds: asked) { token in
                 handle(token, events: &events)
             }
+            if asked >= 0 { forgiveReadinessForTimeNotRunning(since: asleep, asked: asked) }
+            // What is queued is read before any deadline fires: a wait cut short by a stop and a
+            // continue (SIGSTOP from elsewhere: EINTR) or one that timed out may have exits behind
+            // it, and a task or probe that ended in time must not be timed out.
+            if events.isEmpty {
+                poller.wait(timeoutMilliseconds: 0) { token in handle(token, events: &events) }
+            }
+            if probesRunning > 0 { takeProbeEvents(&events) }
             fireDeadlines(now: MonotonicClock.now(), events: &events)
             retryIfDescriptorsFreed(events: &events)
             if probesRunning > 0 {
