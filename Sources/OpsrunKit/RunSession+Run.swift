@@ -45,11 +45,12 @@ extension RunSession {
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: upToDate,
             costs: estimatedCosts)
-        let report = engine.run()
+        var report = engine.run()
         let ended = MonotonicClock.now()
         // Nothing a task started may outlive opsrun: kill and reap any group still known (but for
         // services kept up for the next run of `--watch`, which stops them when it ends).
         if !runner.hasKeptServices { runner.shutdown() }
+        if report.signal == nil, let signal = runner.signalDuringShutdown { report.signal = signal }
         gate?.finish()
         if let cache = gate?.cache?.cache {
             cache.finish()

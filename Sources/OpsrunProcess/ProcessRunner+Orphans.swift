@@ -22,6 +22,16 @@ extension ProcessRunner {
         }
     }
 
+    /// Sends `signal` to every adopted orphan (a task's process that left its group with
+    /// `setsid` and outlived its parent): SIGSTOP and SIGCONT, as a suspended run stops them too.
+    /// Returns those it reached.
+    func sendToOrphans(_ signal: Int32) -> [ProcessTable.Entry] {
+        guard adoptsOrphans else { return [] }
+        let found = orphans()
+        for orphan in found { Self.send(signal, to: orphan) }
+        return found
+    }
+
     /// At shutdown, once every command's leader has been reaped: ends and reaps every orphan.
     /// Those that appear meanwhile (an orphan's children, adopted when it dies) get the same.
     /// Blocks up to the grace period, less what passed since an interrupt sent SIGTERM, plus a
@@ -44,7 +54,21 @@ extension ProcessRunner {
             for orphan in orphans() where signalled.insert(orphan.pid).inserted {
                 Self.send(signal, to: orphan)
             }
-            if Self.waitForChildExit(until: deadline) != SIGCHLD { deadline = min(deadline, MonotonicClock.now()) }
+            switch Self.waitForChildExit(until: deadline) {
+            case SIGCHLD: break
+            case SIGTSTP:
+                // Ctrl-Z while waiting: suspended as a run is, the wait's time not counted.
+                let stopped = sendToOrphans(SIGSTOP)
+                let stoppedAt = MonotonicClock.now()
+                SelfStop.stopThisProcess()
+                deadline &+= MonotonicClock.now() - stoppedAt
+                for orphan in stopped { Self.send(SIGCONT, to: orphan) }
+            case 0: deadline = min(deadline, MonotonicClock.now())
+            case let signal:
+                // A termination signal cuts the grace period short, and the run ends interrupted.
+                if signalDuringShutdown == nil { signalDuringShutdown = signal }
+                deadline = min(deadline, MonotonicClock.now())
+            }
         }
     }
 
@@ -66,14 +90,14 @@ extension ProcessRunner {
     }
 
     /// To the orphan's whole group when it leads one (`set -m; cmd &` made it), else to it alone.
-    private static func send(_ signal: Int32, to orphan: ProcessTable.Entry) {
+    static func send(_ signal: Int32, to orphan: ProcessTable.Entry) {
         kill(orphan.processGroup == orphan.pid ? -orphan.pid : orphan.pid, signal)
     }
 
-    /// Waits for SIGCHLD (blocked, as `ChildExitNotice.signal` requires) or a termination signal
-    /// until `deadline`; returns the signal taken, or 0 when the time ran out.
+    /// Waits for SIGCHLD (blocked, as `ChildExitNotice.signal` requires), a termination signal or
+    /// SIGTSTP until `deadline`; returns the signal taken, or 0 when the time ran out.
     private static func waitForChildExit(until deadline: UInt64) -> Int32 {
-        var signals = SignalHandling.terminationSignals
+        var signals = SignalHandling.runLoopSignals
         sigaddset(&signals, SIGCHLD)
         let now = MonotonicClock.now()
         let left = deadline > now ? deadline - now : 0

@@ -7,7 +7,7 @@ import OpsrunEngine
 /// Each task runs in a process group of its own, which the terminal's SIGTSTP does not reach (it
 /// goes to the foreground group: opsrun's, or an interactive task's). So opsrun stops every group
 /// it knows (tasks, their cleanups, services, readiness probes, what is left of a group whose shell
-/// has exited), then itself; once continued (`fg`, `bg`), it continues them all, and moves every
+/// has exited, the orphans it adopted), then itself; once continued (`fg`, `bg`), it continues them all, and moves every
 /// deadline on by the time it was stopped, so that a timeout, a `ready_timeout` or a grace period
 /// counts only time the run was running.
 extension ProcessRunner {
@@ -17,6 +17,7 @@ extension ProcessRunner {
         // kernel counts as orphaned (what is left after its shell exited), where it would drop a
         // SIGTSTP.
         for group in groups { ProcessGroup.send(SIGSTOP, toGroupLedBy: group) }
+        let orphans = sendToOrphans(SIGSTOP)
         let terminalHolder = slots.lazy.compactMap { $0 }.first { $0.ownsTerminal && $0.commandRunning }
         let stoppedAt = MonotonicClock.now()
         SelfStop.stopThisProcess()
@@ -28,6 +29,7 @@ extension ProcessRunner {
             TerminalControl.handOver(to: terminalHolder.pid)
         }
         for group in groups { ProcessGroup.send(SIGCONT, toGroupLedBy: group) }
+        for orphan in orphans { Self.send(SIGCONT, to: orphan) }
         postponeDeadlines(by: stoppedFor)
     }
 

@@ -51,6 +51,30 @@ import Testing
         #expect(ProcessProbe.isGone(busy))
     }
 
+    /// Every task has ended, and opsrun waits out the grace period of a process that left its
+    /// task's group and ignores SIGTERM: a Ctrl-C then kills it at once, and the run ends
+    /// interrupted, never with exit 0 (found by an adversarial probe: exit 0, no trace of it).
+    @Test func anInterruptWhileWaitingForALeftoverProcessEndsTheRunInterrupted() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              escape:
+                run: >-
+                  setsid sh -c 'trap "echo term > term.txt" TERM; echo $$ > left.pid; while true; do sleep 0.05; done' &
+                  while [ ! -s left.pid ]; do sleep 0.01; done
+            """)
+        let running = try OpsrunBinary.start(["--grace", "20s", "escape"], in: project.url)
+        defer { running.stopIfRunning() }
+        let left = try #require(ProcessProbe.pid(writtenTo: project.path("left.pid")), "the task never ran")
+        defer { kill(left, SIGKILL) }
+        // Its SIGTERM came once every task had ended: opsrun now waits out the grace period.
+        try #require(waitUntil("the leftover process got its SIGTERM") { FileManager.default.fileExists(atPath: project.path("term.txt")) })
+        kill(running.pid, SIGINT)
+        let result = running.wait()
+        #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("INTERRUPTED by SIGINT"), "\(result.stdout)")
+        #expect(ProcessProbe.isGone(left), "process \(left), which left its task's group, outlived opsrun")
+    }
+
     /// Nothing of opsrun is left to stop the tasks; the kernel sends its children SIGKILL.
     @Test func killingOpsrunWithSigkillLeavesNoDirectChildRunning() throws {
         let project = try TemporaryProject("""

@@ -127,6 +127,43 @@ import Testing
     /// An interactive task is the terminal's foreground group: Ctrl-Z stops it, not opsrun. The
     /// run is suspended with it, so the shell gets the terminal back; `fg` gives it to the task
     /// again, which reads on.
+    /// A process a task started with `setsid`, adopted by opsrun once its task ended, is stopped
+    /// with the run and continued with it (found by an adversarial probe: it kept running).
+    @Test func anAdoptedOrphanIsStoppedWithTheRunAndContinuedWithIt() throws {
+        let gate = try Gate()
+        let project = try TemporaryProject("""
+            tasks:
+              detach:
+                run: setsid sh -c 'echo $$ > orphan.pid; while [ ! -e enough ]; do sleep 0.05; done' > /dev/null 2>&1 &
+              hold:
+                run: |
+                  echo $$ > hold.pid
+                  \(gate.wait)
+              all:
+                deps: [detach, hold]
+            """)
+        let shell = try OpsrunOnTerminal.interactiveShell()
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt), "no prompt: \(shell.transcript.debugDescription)")
+        shell.type("'\(OpsrunBinary.path)' -C '\(project.url.path)' --grace 1s all\n")
+        let hold = try #require(ProcessProbe.pid(writtenTo: project.path("hold.pid")), "the task never started")
+        let orphan = try #require(ProcessProbe.pid(writtenTo: project.path("orphan.pid")), "the orphan never started")
+        let opsrun = try #require(ProcessProbe.parentAndGroup(of: hold)?.parent)
+        try #require(waitUntil("opsrun adopted the orphan") { ProcessProbe.parentAndGroup(of: orphan)?.parent == opsrun })
+
+        let beforeStop = shell.transcript.utf8.count
+        kill(opsrun, SIGTSTP)
+        try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
+        #expect(waitUntil("the orphan stopped", seconds: 10) { ProcessProbe.state(of: orphan) == "T" })
+
+        shell.type("fg\n")
+        #expect(waitUntil("the orphan continued") { ProcessProbe.state(of: orphan) != "T" })
+        FileManager.default.createFile(atPath: project.path("enough"), contents: nil)
+        gate.release()
+        let afterFg = shell.transcript.utf8.count
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: afterFg), "\(shell.transcript.debugDescription)")
+        #expect(lastExitStatus(in: shell) == 0, "\(shell.transcript.debugDescription)")
+    }
+
     @Test func ctrlZAtAnInteractiveTaskSuspendsTheRunAndFgGivesTheTaskTheTerminalBack() throws {
         let project = try TemporaryProject("""
             tasks:
