@@ -134,7 +134,11 @@ import Testing
         let project = try TemporaryProject("""
             tasks:
               detach:
-                run: setsid sh -c 'echo $$ > orphan.pid; while [ ! -e enough ]; do sleep 0.05; done' > /dev/null 2>&1 &
+                # It ends once the process has left its group (else, still in the group when this
+                # shell exits, it would be ended with the group's leftovers).
+                run: >-
+                  setsid sh -c 'echo $$ > orphan.pid; while [ ! -e enough ]; do sleep 0.05; done' > /dev/null 2>&1 &
+                  while [ ! -s orphan.pid ]; do sleep 0.01; done
               hold:
                 run: |
                   echo $$ > hold.pid
@@ -153,6 +157,7 @@ import Testing
         let beforeStop = shell.transcript.utf8.count
         kill(opsrun, SIGTSTP)
         try #require(shell.read(until: "Stopped", after: beforeStop, seconds: 10), "\(shell.transcript.debugDescription)")
+        try #require(shell.read(until: OpsrunOnTerminal.shellPrompt, after: beforeStop), "\(shell.transcript.debugDescription)")
         #expect(waitUntil("the orphan stopped", seconds: 10) { ProcessProbe.state(of: orphan) == "T" })
 
         shell.type("fg\n")
