@@ -58,21 +58,25 @@ import Testing
         #expect(helpCodes == [0, 1, 2, 129, 130, 131, 143], "--help states \(helpCodes)")
     }
 
+    static func schema() throws -> Any {
+        try JSONSerialization.jsonObject(
+            with: Data(contentsOf: repository.appendingPathComponent("docs/tasksfile.schema.json")))
+    }
+
+    /// The names of every `properties` anywhere inside a JSON Schema value.
+    static func propertyNames(in value: Any) -> Set<String> {
+        if let object = value as? [String: Any] {
+            let own = Set((object["properties"] as? [String: Any] ?? [:]).keys)
+            return object.values.reduce(own) { $0.union(propertyNames(in: $1)) }
+        }
+        if let array = value as? [Any] { return array.reduce([]) { $0.union(propertyNames(in: $1)) } }
+        return []
+    }
+
     /// Every property anywhere in docs/tasksfile.schema.json (top level, a task's, a queue's, an
     /// include's) has an entry `.It Ic KEY` in tasksfile.5, and every entry is a key of the schema.
     @Test func tasksfile5DocumentsEveryKeyOfTheSchemaAndNoOther() throws {
-        let schema = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: Self.repository.appendingPathComponent("docs/tasksfile.schema.json")))
-        var keys = Set<String>()
-        func collect(_ value: Any) {
-            if let object = value as? [String: Any] {
-                if let properties = object["properties"] as? [String: Any] { keys.formUnion(properties.keys) }
-                object.values.forEach(collect)
-            } else if let array = value as? [Any] {
-                array.forEach(collect)
-            }
-        }
-        collect(schema)
+        let keys = Self.propertyNames(in: try Self.schema())
         #expect(keys.isSuperset(of: ["version", "tasks", "includes", "run", "deps", "ready_timeout", "max", "optional"]))
         let entries = try page("tasksfile.5").split(separator: "\n").filter { $0.hasPrefix(".It Ic ") }
         let documented = Set(entries.map { String($0.dropFirst(".It Ic ".count).prefix { $0 != " " }) })
@@ -84,19 +88,9 @@ import Testing
     /// The same, section by section: a key the manifest and a task share (`shell`, `pass_env`,
     /// `env`, `dotenv`) is documented in both places, not only once somewhere.
     @Test func tasksfile5DocumentsEachLevelsKeysInItsOwnSection() throws {
-        let schema = try #require(try JSONSerialization.jsonObject(
-            with: Data(contentsOf: Self.repository.appendingPathComponent("docs/tasksfile.schema.json"))) as? [String: Any])
+        let schema = try #require(try Self.schema() as? [String: Any])
         let topLevel = Set((schema["properties"] as? [String: Any] ?? [:]).keys)
-        var taskKeys = Set<String>()
-        func collect(_ value: Any) {
-            if let object = value as? [String: Any] {
-                if let properties = object["properties"] as? [String: Any] { taskKeys.formUnion(properties.keys) }
-                object.values.forEach(collect)
-            } else if let array = value as? [Any] {
-                array.forEach(collect)
-            }
-        }
-        collect(try #require((schema["$defs"] as? [String: Any])?["task"]))
+        let taskKeys = Self.propertyNames(in: try #require((schema["$defs"] as? [String: Any])?["task"]))
         #expect(taskKeys.isSuperset(of: ["run", "deps", "shell", "pass_env"]))
         func entries(inSection name: String) throws -> Set<String> {
             let section = try page("tasksfile.5").components(separatedBy: ".Sh " + name + "\n").dropFirst().first?
