@@ -12,7 +12,7 @@ import Testing
 extension ExamplesTests {
     @Test func ciPassesThreeRunsInARowUnderWatchWithAPageEditedBetweenThem() throws {
         let copy = try copy("ci")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { remove(copy) }
         let running = try OpsrunBinary.start(["-w"], in: copy)
         defer { running.stopIfRunning() }
         let page = copy.appendingPathComponent("site/index.html")
