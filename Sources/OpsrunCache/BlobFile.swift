@@ -1,3 +1,4 @@
+import OpsrunCore
 import OpsrunIncremental
 #if canImport(Glibc)
 import Glibc
@@ -101,27 +102,10 @@ enum BlobFile {
 
     /// The whole file, if its SHA-256 is `blob`'s.
     static func read(_ path: String, expecting blob: CacheEntry.Blob) -> [UInt8]? {
-        guard let bytes = readAll(path), Int64(bytes.count) == blob.size, Hex.sha256(bytes) == blob.hash else {
+        guard let bytes = FileText.readBytes(path), Int64(bytes.count) == blob.size, Hex.sha256(bytes) == blob.hash else {
             return nil
         }
         return bytes
-    }
-
-    static func readAll(_ path: String) -> [UInt8]? {
-        let input = open(path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { return nil }
-        defer { close(input) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, chunk) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-        }
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], count: Int) -> Bool {

@@ -28,7 +28,7 @@ package final class LocalCacheStore {
     /// The entry's bytes, or `nil` when there is none, or when its seal does not check out.
     package func entry(_ key: CacheKey) -> [UInt8]? {
         let path = entryPath(key)
-        guard let bytes = BlobFile.readAll(path), let entry = Self.unsealed(bytes, key: key) else { return nil }
+        guard let bytes = FileText.readBytes(path), let entry = Self.unsealed(bytes, key: key) else { return nil }
         Self.touch(path)
         return entry
     }

@@ -200,7 +200,7 @@ package final class OutputCache {
             let mode = UInt32(info.st_mode) & CacheEntry.modeMask
             if info.st_size <= CacheEntry.inlineLimit {
                 // Read once: the bytes are what the record hashed, or nothing is stored.
-                guard let contents = BlobFile.readAll(source), Hex.sha256(contents) == hash else { return false }
+                guard let contents = FileText.readBytes(source), Hex.sha256(contents) == hash else { return false }
                 entry.files.append(CacheEntry.File(path: path, blob: .init(of: contents), mode: mode, contents: contents))
             } else {
                 guard let blob = local.storeBlob(copying: source, expected: hash) else { return false }
