@@ -151,14 +151,19 @@ public final class OperationEngine {
             break
         }
         if specs[index].isGroup {
-            attempts[index] = 1
-            observer.handle(.operationStarted(index: index, attempt: 1))
-            willRun(index)
-            finish(index, .succeeded)
+            runGroup(index)
         } else if services == nil || !holdForServices(index) {
             enqueue(index)
         }
         return true
+    }
+
+    /// A group runs nothing: it starts and succeeds at once, its dependents made ready.
+    private func runGroup(_ index: Int) {
+        attempts[index] = 1
+        observer.handle(.operationStarted(index: index, attempt: 1))
+        willRun(index)
+        finish(index, .succeeded)
     }
 
     /// Puts a ready operation in its queue.
@@ -213,10 +218,7 @@ public final class OperationEngine {
             case .upToDate:
                 finish(index, .upToDate)
             case .mustRun:
-                attempts[index] = 1
-                observer.handle(.operationStarted(index: index, attempt: 1))
-                willRun(index)
-                finish(index, .succeeded)
+                runGroup(index)
             case .restored, .cannotRun, .interrupted:
                 continue
             }
