@@ -11,6 +11,12 @@ extension ProcessRunner {
     static let longestProbeDelay: UInt64 = 1_000_000_000
     /// What is kept of each of a probe's streams: its last line is all a failure shows.
     static let probeTailBytes = 2048
+    /// A probe that started longer ago than this when the deadline came means opsrun did not run
+    /// for a while (stopped with SIGSTOP from elsewhere, or starved): probes run at least every
+    /// second, so a fast probe always started within about a second of the deadline.
+    static let staleProbe: UInt64 = 2_000_000_000
+    /// How long the last probe, given after such a pause, may take.
+    static let lastProbeTime: UInt64 = 2_000_000_000
     /// The longest last line a failure shows, in characters.
     static let probeLineCharacters = 200
 
@@ -27,7 +33,7 @@ extension ProcessRunner {
         }
         job.readiness = RunningJob.Readiness(
             deadline: now + UInt64(max(0, service.timeoutMilliseconds)) * 1_000_000, nextProbe: now,
-            delay: Self.firstProbeDelay)
+            delay: Self.firstProbeDelay, lastProbeStarted: now)
     }
 
     /// A wait that came back more than a second after the deadline it asked for means opsrun did
@@ -48,6 +54,15 @@ extension ProcessRunner {
     /// Starts the probe when it is due; past the deadline, the service is terminated as not ready.
     func fireReadiness(of job: RunningJob, now: UInt64) {
         guard var readiness = job.readiness, let service = job.job.service, let probe = service.probe else { return }
+        if now >= readiness.deadline, !readiness.hadLastProbe, readiness.nextProbe != nil,
+            now - readiness.lastProbeStarted > Self.staleProbe
+        {
+            // The stop may have come anywhere, outside the wait that forgives it too: the probes
+            // that failed ran before the service could be ready; one more, now, decides.
+            readiness.hadLastProbe = true
+            readiness.deadline = now + Self.lastProbeTime
+            readiness.nextProbe = now
+        }
         if now >= readiness.deadline {
             job.serviceFailure = .notReady(afterMilliseconds: service.timeoutMilliseconds, lastProbe: readiness.lastProbe)
             stopProbing(job)
@@ -58,6 +73,7 @@ extension ProcessRunner {
         }
         guard let next = readiness.nextProbe, now >= next else { return }
         readiness.nextProbe = nil
+        readiness.lastProbeStarted = now
         readiness.probeOutput = []
         readiness.probeError = []
         job.readiness = readiness

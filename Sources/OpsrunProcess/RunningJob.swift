@@ -66,6 +66,10 @@ final class RunningJob {
         /// When the probe runs next; `nil` while it runs.
         var nextProbe: UInt64?
         var delay: UInt64
+        /// When the last probe started: at the deadline, a probe older than `staleProbe` means
+        /// opsrun did not run meanwhile, and one last probe decides.
+        var lastProbeStarted: UInt64 = 0
+        var hadLastProbe = false
         /// The end of what the running probe wrote, each stream's last `probeTailBytes`.
         var probeOutput: [UInt8] = []
         var probeError: [UInt8] = []

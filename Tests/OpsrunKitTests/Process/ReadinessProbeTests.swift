@@ -43,6 +43,29 @@ import Testing
         #expect(driver.logs[1]?.outputText == "")
     }
 
+    /// opsrun did not run past the deadline (stopped with SIGSTOP from elsewhere outside its wait,
+    /// or starved): the probes that failed ran before the service could be ready, so one more
+    /// decides (CI found this race in the end-to-end test of a stopped opsrun).
+    @Test func aServiceReadyWhileTheRunnerDidNotRunGetsOneLastProbe() {
+        let directory = makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let driver = RunnerDriver(graceMilliseconds: 2000)
+        defer { driver.runner.shutdown() }
+        var job = makeJob(1, ["while [ ! -f probed ]; do sleep 0.01; done; echo probed; exec sleep 60"], directory: directory)
+        job.taskName = "db"
+        job.service = ServiceReadiness(probe: "test -f ready || { touch probed; false; }", timeoutMilliseconds: 1000)
+        driver.start(job)
+        driver.run { $0.logs[1]?.outputText == "probed\n" || $0.logs[1]?.result != nil }
+        #expect(driver.logs[1]?.result == nil)
+        FileManager.default.createFile(atPath: directory + "/ready", contents: nil)
+        // The runner is not asked for events past the deadline and the last probe's age: this
+        // wait is the test.
+        usleep(3_500_000)
+        driver.run { $0.logs[1]?.readyCount == 1 || $0.logs[1]?.result != nil }
+        #expect(driver.logs[1]?.readyCount == 1)
+        #expect(driver.logs[1]?.result == nil)
+    }
+
     @Test func theLastLineIsStandardErrorsElseStandardOutputsCutAtItsStart() {
         #expect(ProcessRunner.lastLine(error: Array("a\r\n  b  \r\n\n".utf8), output: Array("c\n".utf8)) == "b")
         #expect(ProcessRunner.lastLine(error: Array(" \n".utf8), output: Array("c\nd".utf8)) == "d")
