@@ -74,7 +74,7 @@ extension IncrementalRun {
         let path = FileSystem.join(task.absoluteDirectory, shown)
         // A depfile last changed before the command started is an earlier run's (the command no
         // longer writes it): what it lists says nothing of what this run read.
-        if let status = FileSystem.status(path),
+        if let status = files.status(path),
             max(status.modificationNanoseconds, status.changeNanoseconds) < startedAt
         {
             return (input, DepfileRecord(inputs: [], problem: .missing), Diagnostic(
@@ -82,7 +82,7 @@ extension IncrementalRun {
                 "task '\(task.name)' succeeded without writing its depfile '\(shown)' (the file there is older than the task's start); it runs again next time"))
         }
         let inputs: [String]
-        switch Self.depfileInputs(at: path) {
+        switch Self.depfileInputs(at: path, files: files) {
         case .success(let listed):
             inputs = listed
         case .failure(.missing):
@@ -154,11 +154,11 @@ extension IncrementalRun {
     }
 
     /// The files the depfile at `path` lists, each once, `./` prefixes dropped.
-    static func depfileInputs(at path: String) -> Result<[String], DepfileProblem> {
+    static func depfileInputs(at path: String, files: any FileAccess = DiskFiles()) -> Result<[String], DepfileProblem> {
         // Read only a file: a named pipe would block the run.
-        if let kind = FileSystem.specialKind(of: path) { return .failure(.unreadable("is \(kind), not a file")) }
-        guard let bytes = FileText.readBytes(path) else {
-            if errno == ENOENT { return .failure(.missing) }
+        if let kind = files.specialKind(of: path, in: AT_FDCWD) { return .failure(.unreadable("is \(kind), not a file")) }
+        guard let bytes = files.contents(of: path) else {
+            if files.status(path) == nil { return .failure(.missing) }
             return .failure(.unreadable("cannot be read (\(FileSystem.lastErrorText()))"))
         }
         do {

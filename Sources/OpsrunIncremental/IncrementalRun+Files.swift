@@ -36,13 +36,13 @@ extension IncrementalRun {
     func digest(of path: String, in task: IncrementalTaskSpec) -> ContentDigest? {
         if let key = projectKey(of: path, in: task) {
             // The absolute path is only needed if the stat cache has no match.
-            let status = store.prefetchedStatus(projectKey: key) ?? FileSystem.status(path, in: baseDescriptor)
+            let status = store.prefetchedStatus(projectKey: key) ?? files.status(path, in: baseDescriptor)
             return hasher.digest(
                 ofFileAt: FileSystem.join(task.absoluteDirectory, path), projectKey: key,
                 opening: path, in: baseDescriptor, status: status)
         }
         let place = location(of: path, in: task)
-        let status = store.prefetchedStatus(at: place.absolute) ?? FileSystem.status(place.opening, in: place.directory)
+        let status = store.prefetchedStatus(at: place.absolute) ?? files.status(place.opening, in: place.directory)
         return hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
     }
 
@@ -57,7 +57,7 @@ extension IncrementalRun {
                 let digest = digest(of: path, in: task)
                 states.append(OutputState(path: text, digest: digest))
                 if digest == .directory {
-                    for file in GlobPattern.everyFile(beneath: path).expand(in: task.absoluteDirectory).paths
+                    for file in GlobPattern.everyFile(beneath: path).expand(in: task.absoluteDirectory, files: files).paths
                     where !declaredOutputs.declaresElsewhere(DeclaredOutputs.path(file, in: task.absoluteDirectory), than: task.name) {
                         states.append(OutputState(path: file, digest: self.digest(of: file, in: task)))
                     }
@@ -65,7 +65,7 @@ extension IncrementalRun {
                 continue
             }
             let pattern = GlobPattern(text)
-            let paths = pattern.expand(in: task.absoluteDirectory).paths
+            let paths = pattern.expand(in: task.absoluteDirectory, files: files).paths
             if paths.isEmpty { states.append(OutputState(path: text, digest: nil)) }
             for path in paths { states.append(OutputState(path: path, digest: digest(of: path, in: task))) }
         }
@@ -75,7 +75,7 @@ extension IncrementalRun {
     /// The sources' files with their digests, the patterns without wildcards that name nothing,
     /// and the sources that are neither files nor directories (nothing was read from them).
     func sources(of task: IncrementalTaskSpec) -> ([FileDigest], [String], [SpecialSource]) {
-        var files: [FileDigest] = []
+        var found: [FileDigest] = []
         var missing: [String] = []
         var special: [SpecialSource] = []
         var directories: [(pattern: String, path: String)] = []
@@ -83,7 +83,7 @@ extension IncrementalRun {
             if digest == .notAFile {
                 special.append(SpecialSource(path: path, kind: specialKind(of: path, in: task), pattern: pattern))
             }
-            files.append(FileDigest(path: path, digest: digest))
+            found.append(FileDigest(path: path, digest: digest))
         }
         for text in task.sources {
             // A path without wildcards is one stat (and no read while the stat cache holds), not a
@@ -96,7 +96,7 @@ extension IncrementalRun {
                 }
                 continue
             }
-            for path in GlobPattern(text).expand(in: task.absoluteDirectory).paths {
+            for path in GlobPattern(text).expand(in: task.absoluteDirectory, files: files).paths {
                 // Gone since it was listed: as if it had not been there.
                 guard let digest = digest(of: path, in: task), digest != .directory else { continue }
                 add(path, digest, pattern: text)
@@ -104,17 +104,17 @@ extension IncrementalRun {
         }
         // A literal naming a directory stands for every file beneath it, dot-files included.
         for directory in directories {
-            for path in GlobPattern.everyFile(beneath: directory.path).expand(in: task.absoluteDirectory).paths {
+            for path in GlobPattern.everyFile(beneath: directory.path).expand(in: task.absoluteDirectory, files: files).paths {
                 guard let digest = digest(of: path, in: task), digest != .directory else { continue }
                 add(path, digest, pattern: directory.pattern)
             }
         }
-        return (TaskDefinitionInput.sortedFiles(files), missing, special)
+        return (TaskDefinitionInput.sortedFiles(found), missing, special)
     }
 
     /// What the file at `path` is, in words ("a named pipe"), for an error about it.
     func specialKind(of path: String, in task: IncrementalTaskSpec) -> String {
         let place = location(of: path, in: task)
-        return FileSystem.specialKind(of: place.opening, in: place.directory) ?? "not a regular file"
+        return files.specialKind(of: place.opening, in: place.directory) ?? "not a regular file"
     }
 }

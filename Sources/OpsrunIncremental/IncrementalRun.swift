@@ -24,6 +24,8 @@ import OpsrunCore
 public final class IncrementalRun {
     let store: StateStore
     let hasher: FileHasher
+    /// Where files are statted and read: the disk, or a test's virtual file system.
+    let files: any FileAccess
     private let force: Bool
     /// The tasks given to `init`, by index: a check by index records only the index below.
     let tasks: [IncrementalTaskSpec]
@@ -65,7 +67,7 @@ public final class IncrementalRun {
     /// When each running task with a depfile started, by `startClock`.
     private var startTimes: [String: Int64] = [:]
     /// The clock of `startTimes`: the one file times are stamped with (tests move it).
-    var startClock: () -> Int64 = FileSystem.coarseRealtimeNanoseconds
+    lazy var startClock: () -> Int64 = { [files] in files.coarseRealtimeNanoseconds() }
     /// Where the `output`th `outputs` entry of the task named `task` is written: the place of the
     /// warning for an output its success did not write.
     public var locateOutput: (_ task: String, _ output: Int) -> SourceLocation? = { _, _ in nil }
@@ -84,14 +86,16 @@ public final class IncrementalRun {
     /// created and locked at once.
     package init(
         stateDirectory: String, force: Bool, tasks: [IncrementalTaskSpec],
-        recordNames: StateRecordNames = .bare, store opened: (() -> StateStore?)? = nil, creatingState: Bool = false
+        recordNames: StateRecordNames = .bare, store opened: (() -> StateStore?)? = nil, creatingState: Bool = false,
+        files: any FileAccess = DiskFiles()
     ) {
         self.force = force
+        self.files = files
         self.recordNames = recordNames
         let suffix = "/" + StateDirectory.name
         if stateDirectory.hasSuffix(suffix), stateDirectory.utf8.count > suffix.utf8.count {
             let base = String(stateDirectory.dropLast(suffix.count))
-            let descriptor = FileSystem.openDirectory(base)
+            let descriptor = files.openDirectory(base)
             baseDirectory = descriptor == AT_FDCWD ? nil : base
             baseDescriptor = descriptor
         } else {
@@ -104,13 +108,13 @@ public final class IncrementalRun {
         prerequisiteIndicesOfTask = Array(repeating: nil, count: tasks.count)
         exports.reserveCapacity(tasks.count)
         store = opened?() ?? StateStore(directory: stateDirectory, creating: creatingState)
-        hasher = FileHasher(persisted: store)
+        hasher = FileHasher(persisted: store, files: files)
         keysAreRelativeToBase = baseDirectory != nil && baseDirectory == store.projectDirectory
             && baseDirectory?.utf8.last != UInt8(ascii: "/")
     }
 
     deinit {
-        FileSystem.closeDirectory(baseDescriptor)
+        files.closeDirectory(baseDescriptor)
     }
 
     /// Stops the state's stat prefetch and joins its threads (each ends with the chunk it holds);

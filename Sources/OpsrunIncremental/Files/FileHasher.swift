@@ -46,6 +46,8 @@ public final class FileHasher {
     private var newEntries: [String: StatCacheEntry] = [:]
     private let racyWindow: Int64
     private let now: () -> Int64
+    /// Where files are statted and read.
+    let files: any FileAccess
     private var unreadableCount: UInt64 = 0
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
 
@@ -65,12 +67,13 @@ public final class FileHasher {
         entries: [String: StatCacheEntry] = [:],
         persisted: StateStore? = nil,
         racyWindowNanoseconds: Int64 = FileHasher.defaultRacyWindowNanoseconds,
-        now: (() -> Int64)? = nil
+        now: (() -> Int64)? = nil, files: any FileAccess = DiskFiles()
     ) {
         self.entries = entries
         self.persisted = persisted
         self.racyWindow = racyWindowNanoseconds
-        self.now = now ?? FileSystem.realtimeNanoseconds
+        self.now = now ?? files.realtimeNanoseconds
+        self.files = files
     }
 
     deinit { buffer.deallocate() }
@@ -88,7 +91,7 @@ public final class FileHasher {
     /// The same for the file `path` (absolute, the cache's key) reached as `relative` inside the
     /// open `directory` (see `FileSystem.openDirectory`); `relative` may be `path` itself.
     func digest(ofFileAt path: String, opening relative: String, in directory: Int32) -> ContentDigest? {
-        digest(ofFileAt: path, opening: relative, in: directory, status: FileSystem.status(relative, in: directory))
+        digest(ofFileAt: path, opening: relative, in: directory, status: files.status(relative, in: directory))
     }
 
     /// The same with the file's stat already taken (`StatPrefetch`): `nil` when nothing was there.
@@ -114,7 +117,7 @@ public final class FileHasher {
     {
         digestAndStatus(
             ofFileAt: path, projectKey: nil, opening: relative, in: directory,
-            status: FileSystem.status(relative, in: directory))
+            status: files.status(relative, in: directory))
     }
 
     private func digestAndStatus(
@@ -170,23 +173,18 @@ public final class FileHasher {
     /// Reads and hashes the file; the stat returned is the open file's, taken before reading.
     private func read(_ path: String, in directory: Int32) -> (FileStatus, ContentDigest)? {
         if mustStop() { return nil }
-        let descriptor = FileSystem.openFile(path, in: directory)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        // Stat'd as a file, but what was opened may have been swapped since.
-        guard let status = FileSystem.status(descriptor: descriptor), status.kind == .regular else { return nil }
-        contentReads += 1
         var hasher = SHA256()
-        while true {
-            if mustStop() { return nil }
-            let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
+        var counted = false
+        let status = files.read(path, in: directory, buffer: buffer) { bytes in
+            if !counted {
+                contentReads += 1
+                counted = true
             }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            hasher.update(bufferPointer: bytes)
+            return !mustStop()
         }
+        guard let status else { return nil }
+        if !counted { contentReads += 1 }
         return (status, ContentDigest(hasher.finalize()))
     }
 
@@ -199,9 +197,4 @@ public final class FileHasher {
         hasher.add(unreadableCount)
         return hasher.finalize()
     }
-}
-
-/// `read(2)`, named apart from the method above.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }

@@ -46,16 +46,26 @@ public struct FileStatus: Hashable, Sendable {
 }
 
 /// Which file a path leads to, links followed: its device and inode.
-struct FileIdentity: Hashable {
-    var device: UInt64
-    var inode: UInt64
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
 }
 
 /// One name in a directory, with its type when the directory entry tells it.
-struct DirectoryEntry {
-    var name: String
+public struct DirectoryEntry: Sendable {
+    public var name: String
     /// `nil` when the file system does not say (`DT_UNKNOWN`); ask `FileSystem.status` then.
-    var kind: FileStatus.Kind?
+    public var kind: FileStatus.Kind?
+
+    public init(name: String, kind: FileStatus.Kind?) {
+        self.name = name
+        self.kind = kind
+    }
 }
 
 /// Thin wrappers over POSIX file calls; every path is absolute or relative to the current directory.

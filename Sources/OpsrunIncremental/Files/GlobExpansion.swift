@@ -33,14 +33,14 @@ extension GlobPattern {
     ///
     /// A pattern without wildcards names one path and matches it whatever it is, a directory
     /// included; with wildcards, only non-directories match.
-    public func expand(in baseDirectory: String) -> GlobExpansion {
+    public func expand(in baseDirectory: String, files: any FileAccess = DiskFiles()) -> GlobExpansion {
         let root = isAbsolute ? "/" : baseDirectory
         func absolute(_ display: String) -> String {
             isAbsolute ? display : FileSystem.join(root, display)
         }
         if !hasWildcards {
             let path = literalPath
-            return FileSystem.status(absolute(path)) == nil
+            return files.status(absolute(path)) == nil
                 ? GlobExpansion(paths: [], isMissing: true) : GlobExpansion(paths: [path])
         }
 
@@ -50,7 +50,7 @@ extension GlobPattern {
         var listings: [String: [DirectoryEntry]] = [:]
         func list(_ prefix: String) -> [DirectoryEntry] {
             if let cached = listings[prefix] { return cached }
-            let listed = FileSystem.entries(of: prefix.isEmpty ? root : absolute(prefix)) ?? []
+            let listed = files.entries(of: prefix.isEmpty ? root : absolute(prefix)) ?? []
             listings[prefix] = listed
             return listed
         }
@@ -64,7 +64,7 @@ extension GlobPattern {
         var linked: [Position] = []
         var walked: Set<WalkedDirectory>?
         func isFirstWalk(of prefix: String, at index: Int) -> Bool {
-            guard let identity = FileSystem.identity(of: prefix.isEmpty ? root : absolute(prefix)) else { return false }
+            guard let identity = files.identity(of: prefix.isEmpty ? root : absolute(prefix)) else { return false }
             return walked!.insert(WalkedDirectory(identity: identity, index: index)).inserted
         }
 
@@ -88,7 +88,7 @@ extension GlobPattern {
             let isLast = position.index == segments.count - 1
             switch segments[position.index] {
             case .literal(let name):
-                guard let status = FileSystem.status(absolute(prefix + name)) else { continue }
+                guard let status = files.status(absolute(prefix + name)) else { continue }
                 if isLast {
                     if status.kind != .directory { results.append(prefix + name) }
                 } else if status.kind == .directory {
@@ -100,7 +100,7 @@ extension GlobPattern {
                     let path = prefix + entry.name
                     // Follow a link here: its target's type decides.
                     let kind = entry.kind == .symbolicLink || entry.kind == nil
-                        ? FileSystem.status(absolute(path))?.kind : entry.kind
+                        ? files.status(absolute(path))?.kind : entry.kind
                     guard let kind else { continue }
                     if isLast {
                         if kind != .directory { results.append(path) }
@@ -114,10 +114,10 @@ extension GlobPattern {
                 for entry in list(prefix)
                 where (includesHiddenNames || !entry.name.hasPrefix(".")) && !Self.alwaysSkipped.contains(entry.name) {
                     let path = prefix + entry.name
-                    let kind = entry.kind ?? FileSystem.status(absolute(path), followingLinks: false)?.kind
+                    let kind = entry.kind ?? files.status(absolute(path), followingLinks: false)?.kind
                     if kind == .directory {
                         push(path + "/", position.index)
-                    } else if kind == .symbolicLink, FileSystem.status(absolute(path))?.kind == .directory {
+                    } else if kind == .symbolicLink, files.status(absolute(path))?.kind == .directory {
                         // Not marked visited yet: the first identities taken must not include it.
                         linked.append(Position(prefix: path + "/", index: position.index))
                     }

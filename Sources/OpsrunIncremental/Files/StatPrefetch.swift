@@ -57,6 +57,7 @@ final class StatPrefetch: @unchecked Sendable {
     /// Relative paths are opened from `directory`, the descriptor of the directory they are
     /// relative to, held open until `finish()` has joined the workers.
     private let paths: [String]
+    private let files: any FileAccess
     private var directory: Int32
     private let chunkCount: Int
     /// By file; each chunk's part is written by the thread that took it, read once it is done.
@@ -71,8 +72,12 @@ final class StatPrefetch: @unchecked Sendable {
     /// caller's and returns at once; `nil` when `base` cannot be opened. The workers start where
     /// the kernel puts them, next to their creator: that is the state's thread, which ends right
     /// after, not the run's (`ThreadPlacement` would put them on the run's CPU).
-    init?(paths: [String], relativeTo base: String, workers: Int = StatPrefetch.workerCount) {
-        directory = FileSystem.openDirectory(base)
+    init?(
+        paths: [String], relativeTo base: String, workers: Int = StatPrefetch.workerCount,
+        files: any FileAccess = DiskFiles()
+    ) {
+        self.files = files
+        directory = files.openDirectory(base)
         guard directory != AT_FDCWD else { return nil }
         self.paths = paths
         chunkCount = (paths.count + Self.filesPerChunk - 1) / Self.filesPerChunk
@@ -98,7 +103,7 @@ final class StatPrefetch: @unchecked Sendable {
     func finish() {
         state.withLock { $0.isCancelled = true }
         joinWorkers()
-        FileSystem.closeDirectory(directory)
+        files.closeDirectory(directory)
         directory = AT_FDCWD
     }
 
@@ -163,7 +168,7 @@ final class StatPrefetch: @unchecked Sendable {
     private func stat(chunk index: Int) {
         let lower = index * Self.filesPerChunk
         for file in lower..<min(lower + Self.filesPerChunk, paths.count) {
-            statuses[file] = FileSystem.status(paths[file], in: directory)
+            statuses[file] = files.status(paths[file], in: directory)
         }
     }
 }
