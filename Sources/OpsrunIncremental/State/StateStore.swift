@@ -62,8 +62,8 @@ public final class StateStore {
     private var validLength = 0
     /// The file is missing, foreign, damaged or older: the first write creates it afresh.
     private var mustRecreate = true
-    private var descriptor: Int32 = -1
-    private var lockDescriptor: Int32 = -1
+    /// The file and its lock: `.opsrun/state` on disk, or memory in tests.
+    private let medium: StateMedium
     /// After another process's lock or a failed write: nothing more is written.
     private var isDisabled = false
     /// Stats of the files the state knows, being taken on other threads (`prefetchStats()`): those
@@ -77,12 +77,15 @@ public final class StateStore {
     ///   - compactionMinimumBytes: events after the snapshot below this size are never compacted.
     ///   - creating: make `directory` if it is not there, and lock it now (a run); otherwise (a
     ///     plan, a tool) nothing is created until the first record is written.
-    public init(directory: String, compactionMinimumBytes: Int = 1 << 16, creating: Bool = false) {
+    ///   - medium: where the bytes are; `.opsrun/state` in `directory` unless given.
+    public init(
+        directory: String, compactionMinimumBytes: Int = 1 << 16, creating: Bool = false, medium: StateMedium? = nil
+    ) {
         self.directory = directory
         self.keys = StatePathKeys(stateDirectory: directory)
         self.compactionMinimumBytes = compactionMinimumBytes
-        let isThere = creating ? StateDirectory.make(directory) : FileSystem.status(directory)?.kind == .directory
-        if isThere, !lock() { return }
+        self.medium = medium ?? StateFiles(directory: directory)
+        if self.medium.prepare(creating: creating), !lock() { return }
         load()
     }
 
@@ -158,13 +161,11 @@ public final class StateStore {
         var problem: Diagnostic?
         // Only with the lock held (so also in a session that wrote nothing: a long tail left by
         // killed runs is then folded in), and never to create a file that is not there.
-        if compacting, !isDisabled, !mustRecreate, descriptor >= 0 || lockDescriptor >= 0, shouldCompact {
+        if compacting, !isDisabled, !mustRecreate, medium.isOpenForAppending || medium.holdsLock, shouldCompact {
             do { try compact() } catch { problem = error }
         }
-        if descriptor >= 0 { closeDescriptor(descriptor) }
-        if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
-        descriptor = -1
-        lockDescriptor = -1
+        medium.closeAppending()
+        medium.unlock()
         isDisabled = true
         return problem
     }
@@ -219,32 +220,12 @@ public final class StateStore {
     }
 
     private func load() {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno != ENOENT { warn("cannot be read (\(FileSystem.lastErrorText()))") }
-            return
-        }
-        defer { closeDescriptor(descriptor) }
-        // One buffer of the file's size, read in place and kept: the snapshot is decoded from it.
-        var capacity = Int(FileSystem.status(descriptor: descriptor)?.size ?? 0) + 1
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        var length = 0
-        while true {
-            if length == capacity {
-                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * capacity, alignment: 16)
-                larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
-                buffer.deallocate()
-                buffer = larger
-                capacity *= 2
-            }
-            let count = read(descriptor, buffer.baseAddress! + length, capacity - length)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                buffer.deallocate()
-                return warn("cannot be read (\(FileSystem.lastErrorText()))")
-            }
-            length += count
+        let buffer: UnsafeMutableRawBufferPointer
+        let length: Int
+        switch medium.readAll() {
+        case .missing: return
+        case .failed(let problem): return warn("cannot be read (\(problem))")
+        case .read(let read, let count): (buffer, length) = (read, count)
         }
         contents = buffer
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<length])
@@ -331,20 +312,19 @@ public final class StateStore {
         try openForAppending()
         var buffer: [UInt8] = []
         for record in records { buffer.append(contentsOf: StateLog.frame(record)) }
-        guard FileText.writeAll(descriptor, buffer), !durable || fdatasync(descriptor) == 0 else {
-            throw failed("cannot be written (\(FileSystem.lastErrorText()))")
+        guard medium.append(buffer, durable: durable) else {
+            throw failed("cannot be written (\(medium.lastErrorText))")
         }
         validLength += buffer.count
         for record in records { apply(record) }
     }
 
     private func openForAppending() throws(Diagnostic) {
-        guard descriptor < 0 else { return }
+        guard !medium.isOpenForAppending else { return }
         if mustRecreate || shouldCompact { try compact() }
-        descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         // Cut a torn tail off, or new frames would follow bytes that do not verify.
-        guard descriptor >= 0, ftruncate(descriptor, off_t(validLength)) == 0 else {
-            throw failed("cannot be written (\(FileSystem.lastErrorText()))")
+        guard medium.openForAppending(keeping: validLength) else {
+            throw failed("cannot be written (\(medium.lastErrorText))")
         }
     }
 
@@ -358,26 +338,22 @@ public final class StateStore {
     /// Rewrites the state as one snapshot of its live records: temporary file, fsync, rename, fsync
     /// directory. The new snapshot is then the one read from.
     func compact() throws(Diagnostic) {
-        guard StateDirectory.make(directory) else {
-            throw failed("cannot be written (\(FileSystem.lastErrorText()))")
+        guard medium.prepare(creating: true) else {
+            throw failed("cannot be written (\(medium.lastErrorText))")
         }
-        guard lockDescriptor >= 0 || lock() else {
+        guard medium.holdsLock || lock() else {
             // Another opsrun took the directory since this one found it empty: leave its log alone.
             isDisabled = true
             throw Diagnostic(.warning, at: nil, file: path, "in use by another opsrun; the results of this run are not recorded")
         }
-        if descriptor >= 0 {
-            closeDescriptor(descriptor)
-            descriptor = -1
-        }
+        medium.closeAppending()
         var stats: [String: StatCacheEntry] = snapshot?.allStats() ?? [:]
         stats.merge(self.stats) { _, newer in newer }
         let payload = StateSnapshotWriter.payload(tasks: allTasks(), stats: stats, keys: keys)
         let bytes = StateLog.file(snapshot: payload)
-        guard AtomicFile.write(bytes, to: path, durable: true) else {
-            throw failed("cannot be written (\(FileSystem.lastErrorText()))")
+        guard medium.replace(with: bytes) else {
+            throw failed("cannot be written (\(medium.lastErrorText))")
         }
-        syncDirectory()
         adopt(bytes, snapshotLength: payload.count)
         mustRecreate = false
     }
@@ -401,39 +377,23 @@ public final class StateStore {
     /// Gives up writing after a failure and removes the log: a half-written or unsynced "started"
     /// record must not leave an older success record standing, and no state at all is always safe.
     private func failed(_ problem: String) -> Diagnostic {
-        if descriptor >= 0 {
-            closeDescriptor(descriptor)
-            descriptor = -1
-        }
-        unlink(path)
-        syncDirectory()
+        medium.closeAppending()
+        medium.remove()
         isDisabled = true
         return Diagnostic(.warning, at: nil, file: path, "\(problem); the results of this run are not recorded")
     }
 
     /// Takes the lock beside the log; without it nothing is trusted or written.
     private func lock() -> Bool {
-        lockDescriptor = open(FileSystem.join(directory, "lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        switch medium.lock() {
         // A read-only project cannot be locked, nor written; reading it is still right.
-        guard lockDescriptor >= 0 else { return true }
-        if flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-        closeDescriptor(lockDescriptor)
-        lockDescriptor = -1
-        isDisabled = true
-        diagnostics.append(Diagnostic(
-            .warning, at: nil, file: path,
-            "in use by another opsrun; this run neither trusts nor records it (every task runs)"))
-        return false
+        case .taken, .unavailable: return true
+        case .heldByAnotherProcess:
+            isDisabled = true
+            diagnostics.append(Diagnostic(
+                .warning, at: nil, file: path,
+                "in use by another opsrun; this run neither trusts nor records it (every task runs)"))
+            return false
+        }
     }
-
-    private func syncDirectory() {
-        let handle = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard handle >= 0 else { return }
-        fsync(handle)
-        closeDescriptor(handle)
-    }
-
 }
-
-/// `close(2)`, named apart from `StateStore.close()`.
-private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }

@@ -1,19 +1,19 @@
 import Testing
 @testable import OpsrunIncremental
 
-/// The up-to-date rules (docs/manual/up-to-date.md) on a virtual file system: no process runs and
-/// no project file is on disk, and the clock is the test's, so a file edited within the same
-/// timestamp as a run is a line of the test rather than a race.
+/// The up-to-date rules (docs/manual/up-to-date.md) on a virtual file system, with the state in
+/// memory: no process runs and nothing is on disk, and the clock is the test's, so a file edited
+/// within the same timestamp as a run is a line of the test rather than a race.
 @Suite struct UpToDateRulesTests {
     final class Project {
         let files = VirtualFileSystem()
-        /// The state's directory: the project's `.opsrun`, on disk (the project's files are not).
-        let scratch = ScratchDirectory()
+        /// `.opsrun/state`, across the runs of a test.
+        let state = MemoryStateMedium()
         var specs: [IncrementalTaskSpec] = []
         /// What each task's "command" does when it runs: writes its outputs, say.
         var commands: [String: (VirtualFileSystem) -> Void] = [:]
 
-        var root: String { scratch.path }
+        let root = "/project"
         func path(_ relative: String) -> String { root + "/" + relative }
 
         func task(
@@ -30,8 +30,7 @@ import Testing
         /// must, recorded when it succeeds. Returns each task's verdict as `--explain` says it.
         @discardableResult
         func run() -> [String] {
-            let run = IncrementalRun(
-                stateDirectory: path(".opsrun"), force: false, tasks: specs, creatingState: true, files: files)
+            let run = openRun()
             var lines: [String] = []
             for (index, spec) in specs.enumerated() {
                 let prerequisites = spec.prerequisites.map { name in specs.firstIndex { $0.name == name }! }
@@ -48,6 +47,13 @@ import Testing
 
         init() {
             files.makeDirectory(root)
+        }
+
+        func openRun() -> IncrementalRun {
+            IncrementalRun(
+                stateDirectory: path(".opsrun"), force: false, tasks: specs,
+                store: { [state] in StateStore(directory: self.path(".opsrun"), creating: true, medium: state) },
+                files: files)
         }
     }
 
@@ -119,8 +125,7 @@ import Testing
         let project = compileProject()
         project.files.makeNamedPipe(project.path("src/fifo"))
         project.specs[0].sources = ["src"]
-        let run = IncrementalRun(
-            stateDirectory: project.path(".opsrun"), force: false, tasks: project.specs, files: project.files)
+        let run = project.openRun()
         let check = run.check(project.specs[0], index: 0)
         #expect(check.specialSources == [SpecialSource(path: "src/fifo", kind: "a named pipe", pattern: "src")])
         #expect(!project.files.takeReads().contains(project.path("src/fifo")))
@@ -155,7 +160,6 @@ import Testing
         }
         project.run()
         // A comment changes the source, not the object.
-        project.specs[0] = project.specs[0]
         project.commands["compile"] = { files in files.write(project.path("out/a.o"), "object of int a;") }
         project.files.write(project.path("src/a.c"), "int a; // note")
         #expect(project.run() == ["compile: source src/a.c changed", "link: up to date"])
