@@ -35,7 +35,7 @@ let package = Package(
         // Tasksfile.yaml → Manifest (plain values with source locations), and its cache.
         .target(
             name: "OpsrunManifest",
-            dependencies: ["OpsrunCore", "OpsrunEngine", "CYAML", "CLoader", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["OpsrunCore", "OpsrunEngine", "CYAML", "CLoader"]),
         // Task ids, edges, cycles, a run's closure.
         .target(name: "OpsrunGraph", dependencies: ["OpsrunCore", "OpsrunManifest"]),
         // The only code that spawns: process groups, pipes, reaping, signals; the engine's runner.

@@ -1,4 +1,3 @@
-import Crypto
 import OpsrunCore
 // `includes:` (docs/manual/includes.md): the included manifests are read here, depth first, and their tasks
 // merged into the root's under their namespace, so the graph and everything after it see one
@@ -318,5 +317,6 @@ struct IncludeLoader {
         return Suggestion.phrase(for: name.written.value, in: written)
     }
 
-    static func digest(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+    /// As the manifest cache compares it (`ManifestCache.digest`).
+    static func digest(_ bytes: [UInt8]) -> [UInt8] { ManifestCache.digest(bytes) }
 }

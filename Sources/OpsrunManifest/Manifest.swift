@@ -206,7 +206,7 @@ public struct IncludedFile: Equatable, Sendable {
     public var path: String
     /// As messages show it.
     public var displayName: String
-    /// SHA-256 of its bytes; `nil` when there was no file there.
+    /// Its bytes' digest (`ManifestCache.digest`); `nil` when there was no file there.
     public var digest: [UInt8]?
 
     public init(path: String, displayName: String, digest: [UInt8]?) {

@@ -3,9 +3,9 @@
 //   header    "opsrun state\n" then the format version (UInt32, little-endian)
 //   snapshot  one frame holding every live record (StateSnapshot), written whole by compaction
 //   events    one frame per event since (StateRecord): a task started or succeeded, a stat entry
-//   frame     payload length (UInt32 LE) | payload | first 8 bytes of SHA-256(length|payload)
+//   frame     payload length (UInt32 LE) | payload | XXH64(length|payload) (UInt64 LE)
 //
-// The snapshot is one frame with one checksum, so opening checks one SHA-256 over it rather than
+// The snapshot is one frame with one checksum, so opening checks one XXH64 over it rather than
 // one per record. It is only ever written to a temporary file and renamed into place, so it is
 // never torn: a snapshot that does not verify is damage. Appending one frame per event is cheap
 // and never rewrites what is already there; a later event for the same task or file replaces what
@@ -14,14 +14,13 @@
 // and the events are ordered so that losing one is always safe). Anything else that does not
 // verify — a foreign file, a newer format, a bad frame with more data after it — is damage:
 // reported once and the whole file ignored, which is safe because an empty state only makes tasks
-// run. A file in format 1 (one frame per record, no snapshot) is our own older format: it is
-// ignored without a word and replaced by the next write.
-import Crypto
+// run. A file in format 1 (one frame per record, no snapshot) or 2 (SHA-256 checksums) is our own
+// older format: it is ignored without a word and replaced by the next write.
 import OpsrunCore
 
 enum StateLog {
     static let magic = Array("opsrun state\n".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let checksumLength = 8
     /// An event longer than this is not an event but damage (the largest real ones are a few MiB).
     static let maximumPayloadLength = 1 << 28
@@ -52,9 +51,8 @@ enum StateLog {
     static func file(snapshot payload: [UInt8]) -> [UInt8] { header + frame(payload: payload) }
 
     private static func checksum(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var hasher = SHA256()
-        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return Array(hasher.finalize().prefix(checksumLength))
+        let sum = bytes.withUnsafeBytes { XXHash64.hash($0) }
+        return (0..<checksumLength).map { UInt8(truncatingIfNeeded: sum >> UInt64(8 * $0)) }
     }
 
     /// Why a state file is ignored as a whole.
@@ -85,7 +83,7 @@ enum StateLog {
             return Contents(problem: .foreign)
         }
         let version = word32(bytes, at: magic.count)
-        if version == 1 { return Contents(isOlderFormat: true) }
+        if version < self.version { return Contents(isOlderFormat: true) }
         if version != self.version {
             return Contents(problem: version > self.version ? .newerVersion(version) : .foreign)
         }
@@ -134,11 +132,8 @@ enum StateLog {
 
     /// Whether a frame's last `checksumLength` bytes are the checksum of what precedes them.
     private static func checksumMatches(_ frame: UnsafeRawBufferPointer) -> Bool {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: frame[..<(frame.count - checksumLength)]))
-        return hasher.finalize().withUnsafeBytes { sum in
-            sum[..<checksumLength].elementsEqual(frame[(frame.count - checksumLength)...])
-        }
+        let sum = XXHash64.hash(UnsafeRawBufferPointer(rebasing: frame[..<(frame.count - checksumLength)]))
+        return UInt64(littleEndian: frame.loadUnaligned(fromByteOffset: frame.count - checksumLength, as: UInt64.self)) == sum
     }
 
     private static func word32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {

@@ -6,16 +6,17 @@
 // Why it can never hand back a manifest other than the one parsing the file would give now: the
 // header holds everything the parsed value depends on, and a file whose header differs in one byte
 // is ignored (and rewritten):
-//   - the manifest's text, by SHA-256: not its size or mtime, which an edit can leave unchanged;
+//   - the manifest's text, by a 128-bit digest (two XXH64): not its size or mtime, which an edit
+//     can leave unchanged;
 //   - the manifest's display name and directory, which the manifest's locations and paths carry;
 //   - the running executable (stat of /proc/self/exe: device, inode, size, mtime, ctime), so an
 //     opsrun rebuilt with another loader or another encoding never trusts an old file, and the
 //     libyaml it loaded, likewise;
 //   - the magic and the format version.
 // Nothing else goes into a Manifest but the included manifests (docs/manual/includes.md): the decoded manifest
-// lists every file the loader read or looked for (`includedFiles`), each with its SHA-256 or its
+// lists every file the loader read or looked for (`includedFiles`), each with its digest or its
 // absence, and is used only while every one is still what it was. `dotenv:` files and the
-// environment are read at run time, not by the loader. Then the payload's own SHA-256 rules out a torn
+// environment are read at run time, not by the loader. Then the payload's own digest rules out a torn
 // or damaged file, and the decoder checks every bound besides.
 //
 // Only a manifest that loaded without a diagnostic (the loader has no warnings: everything it
@@ -28,7 +29,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
 import OpsrunCore
 
 /// The cache of one manifest's parsed form, keyed by everything that form depends on.
@@ -38,7 +38,9 @@ package struct ManifestCache {
     static let minimumManifestBytes = 64 << 10
     static let magic = Array("OPSRUNMC".utf8)
     /// The cache's own layout; the payload's is `ManifestCodec.formatVersion`.
-    static let layoutVersion: UInt32 = 2
+    static let layoutVersion: UInt32 = 3
+    /// The length of `digest`'s result.
+    static let digestLength = 16
 
     /// `<manifest directory>/.opsrun`, shared with the state.
     let directory: String
@@ -67,14 +69,14 @@ package struct ManifestCache {
 
     /// The cached manifest and dependency ids, when the file is there and its header matches.
     package func load() -> (manifest: Manifest, dependencyIDs: [[Int]])? {
-        guard let bytes = FileText.readBytes(path), bytes.count >= header.count + 40,
+        guard let bytes = FileText.readBytes(path), bytes.count >= header.count + 8 + Self.digestLength,
             bytes.starts(with: header)
         else { return nil }
         return bytes.withUnsafeBytes { raw -> (manifest: Manifest, dependencyIDs: [[Int]])? in
             var reader = ByteReader(raw, at: header.count)
             guard let length = reader.uint64() else { return nil }
-            let checksum = raw[reader.index..<(reader.index + 32)]
-            let payload = UnsafeRawBufferPointer(rebasing: raw[(reader.index + 32)...])
+            let checksum = raw[reader.index..<(reader.index + Self.digestLength)]
+            let payload = UnsafeRawBufferPointer(rebasing: raw[(reader.index + Self.digestLength)...])
             guard length == UInt64(payload.count), Self.digest(payload).elementsEqual(checksum),
                 let decoded = ManifestCodec.decode(payload), Self.unchanged(decoded.manifest.includedFiles)
             else { return nil }
@@ -102,7 +104,7 @@ package struct ManifestCache {
     package func store(_ manifest: Manifest, index: [String: Int]) {
         let payload = ManifestCodec.encode(manifest, index: index)
         var file = ByteWriter(bytes: header)
-        file.bytes.reserveCapacity(header.count + 40 + payload.count)
+        file.bytes.reserveCapacity(header.count + 8 + Self.digestLength + payload.count)
         file.uint64(UInt64(payload.count))
         file.bytes += Self.digest(payload)
         file.bytes += payload
@@ -110,11 +112,10 @@ package struct ManifestCache {
         AtomicFile.write(file.bytes, to: path)
     }
 
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBytes { digest($0) }
-    }
+    /// The digest of the manifest, of each file it included, and of the payload (see the top).
+    static func digest(_ bytes: [UInt8]) -> [UInt8] { XXHash64.digest128(bytes) }
 
-    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { XXHash64.digest128(bytes) }
 }
 
 extension ManifestCache {

@@ -3,7 +3,7 @@ import Testing
 @testable import OpsrunCore
 @testable import OpsrunIncremental
 
-/// The snapshot format (state format 2): what compaction writes, how it is read lazily, and what
+/// The snapshot format (state format 2 and later): what compaction writes, how it is read lazily, and what
 /// happens to files it does not accept.
 @Suite struct StateSnapshotTests {
     static func record(_ version: String, sources: [String] = ["a.c"], outputs: [String] = ["a.o"]) -> TaskRecord {
@@ -177,11 +177,13 @@ import Testing
         }
     }
 
-    @Test func aVersionOneFileIsTreatedAsEmptyAndRewritten() throws {
+    /// Format 1 had no snapshot; format 2 checked its frames with SHA-256.
+    @Test(arguments: [UInt32(1), 2])
+    func anOlderFormatIsTreatedAsEmptyAndRewritten(version: UInt32) throws {
         let scratch = ScratchDirectory()
         scratch.makeDirectory(".opsrun")
         var old = ByteWriter(bytes: StateLog.magic)
-        old.uint32(1)
+        old.uint32(version)
         // A format-1 frame: length, payload, checksum (its content no longer matters).
         old.bytes += StateLog.frame(payload: [2, 1, UInt8(ascii: "a")])
         scratch.writeBytes(".opsrun/state", old.bytes)

@@ -168,9 +168,9 @@ import Foundation
 
     @Test func aNewerFormatIsAWarning() {
         var writer = ByteWriter(bytes: StateLog.magic)
-        writer.uint32(3)
+        writer.uint32(StateLog.version + 1)
         #expect(openWithContents(writer.bytes).0.diagnostics.map(\.message)
-            == ["written by a newer opsrun (state format 3); starting with no record of previous runs"])
+            == ["written by a newer opsrun (state format \(StateLog.version + 1)); starting with no record of previous runs"])
     }
 
     /// A state file with an empty snapshot, as the first write of a project leaves it.
