@@ -35,6 +35,25 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         hex = Hex.sha256(bytes)
     }
 
+    /// The key of the entry a depfile task's candidate leads to (docs/cache.md, "Depfile tasks"):
+    /// SHA-256 over the task's key without discovered inputs (`base`) and the inputs its depfile
+    /// listed, each path with its content's digest.
+    package init(_ base: CacheKey, discovered inputs: [FileDigest]) {
+        var bytes: [UInt8] = []
+        func add(_ text: String) {
+            withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: text.utf8)
+        }
+        add("opsrun depfile candidate 1")
+        add(base.hex)
+        withUnsafeBytes(of: UInt64(inputs.count).littleEndian) { bytes.append(contentsOf: $0) }
+        for input in inputs {
+            add(input.path)
+            bytes.append(contentsOf: input.digest.bytes)
+        }
+        hex = Hex.sha256(bytes)
+    }
+
     package var description: String { hex }
 
     /// The kernel and machine (`Linux x86_64`), read once.

@@ -14,10 +14,21 @@ public enum StrictEnvironment {
     /// something declared (`sources`, a `depfile`, or a prerequisite's outputs: a prerequisite
     /// that is not a service), and is not `cache: false`, `interactive` or a service.
     public static func isCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> Bool {
-        guard !task.commands.isEmpty, !task.outputs.isEmpty, task.cache, !task.interactive, task.service == nil else {
-            return false
+        whyNotCacheable(task, prerequisites: prerequisites, tasks: tasks) == nil
+    }
+
+    /// Why the task cannot be cached, in the words `--explain` prints after "not cacheable: "
+    /// (`nil` when it can be): the one definition `isCacheable` reads.
+    public static func whyNotCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> String? {
+        if task.commands.isEmpty { return "it runs no commands" }
+        if !task.cache { return "it says cache: false" }
+        if task.interactive { return "it is interactive" }
+        if task.service != nil { return "it is a service" }
+        if task.outputs.isEmpty { return "it declares no outputs" }
+        if task.sources.isEmpty, task.depfile == nil, !prerequisites.contains(where: { tasks[$0].service == nil }) {
+            return "it has no sources, depfile or prerequisites to key it on"
         }
-        return !task.sources.isEmpty || task.depfile != nil || prerequisites.contains { tasks[$0].service == nil }
+        return nil
     }
 
     /// The names (or `*` patterns) of opsrun's environment that pass through to `task`.
