@@ -87,11 +87,11 @@ extension RunSession {
         guard incremental != nil else { return nil }
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
-        let (tasks, selection) = (instances.graph.tasks, selection)
+        let selection = selection
         // Why each cannot be cached, if it cannot (the one definition, `StrictEnvironment`).
         let graph = instances.graph
         let notCacheable = {
-            selection.map { id in StrictEnvironment.whyNotCacheable(tasks[id], prerequisites: graph.prerequisites[id], tasks: tasks) }
+            selection.map { id in StrictEnvironment.whyNotCacheable(id, in: graph) }
         }
         // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
         let remote = settings.remoteURL.map { url in

@@ -10,25 +10,47 @@ import OpsrunManifest
 /// handed to a run under another `FLAVOR`. The same whether or not this run uses a cache, so
 /// `--no-cache` changes nothing a command sees.
 public enum StrictEnvironment {
-    /// Whether the task may be restored from the cache: it has `run` and `outputs`, and reads
-    /// something declared (`sources`, a `depfile`, or a prerequisite's outputs: a prerequisite
-    /// that is not a service), and is not `cache: false`, `interactive` or a service.
-    public static func isCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> Bool {
-        whyNotCacheable(task, prerequisites: prerequisites, tasks: tasks) == nil
+    /// Whether the task `id` of `graph` may be restored from the cache: it has `run` and
+    /// `outputs`, and reads something declared (`sources`, a `depfile`, or its prerequisites'
+    /// outputs), and is not `cache: false`, `interactive` or a service.
+    public static func isCacheable(_ id: Int, in graph: TaskGraph) -> Bool {
+        whyNotCacheable(id, in: graph) == nil
     }
 
-    /// Why the task cannot be cached, in the words `--explain` prints after "not cacheable: "
-    /// (`nil` when it can be): the one definition `isCacheable` reads.
-    public static func whyNotCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> String? {
+    /// Why the task `id` of `graph` cannot be cached, in the words `--explain` prints after "not
+    /// cacheable: " (`nil` when it can be): the one definition `isCacheable` reads.
+    ///
+    /// A task without `sources` or a `depfile` is keyed on its prerequisites' outputs only: so it
+    /// needs at least one prerequisite that is not a service, and every such prerequisite (a
+    /// group stands for its own) must declare outputs. One that declares none may have written
+    /// anything the task reads (`compile` writing build/app.txt, which `package` archives):
+    /// no key can see that, and a restore would hand back the archive of other contents.
+    public static func whyNotCacheable(_ id: Int, in graph: TaskGraph) -> String? {
+        let task = graph.tasks[id]
         if task.commands.isEmpty { return "it runs no commands" }
         if !task.cache { return "it says cache: false" }
         if task.interactive { return "it is interactive" }
         if task.service != nil { return "it is a service" }
         if task.outputs.isEmpty { return "it declares no outputs" }
-        if task.sources.isEmpty, task.depfile == nil, !prerequisites.contains(where: { tasks[$0].service == nil }) {
-            return "it has no sources, depfile or prerequisites to key it on"
+        guard task.sources.isEmpty, task.depfile == nil else { return nil }
+        var keyed = false
+        var seen: Set<Int> = []
+        // In the order written: the first that declares no outputs is the one named.
+        var work = Array(graph.prerequisites[id].reversed())
+        while let next = work.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            let prerequisite = graph.tasks[next]
+            if prerequisite.service != nil { continue }
+            if prerequisite.commands.isEmpty {
+                work += graph.prerequisites[next].reversed()
+                if prerequisite.outputs.isEmpty { continue }
+            }
+            if prerequisite.outputs.isEmpty {
+                return "its prerequisite '\(graph.names[next])' declares no outputs, so what it reads is not known"
+            }
+            keyed = true
         }
-        return nil
+        return keyed ? nil : "it has no sources, depfile or prerequisites to key it on"
     }
 
     /// The names (or `*` patterns) of opsrun's environment that pass through to `task`.
