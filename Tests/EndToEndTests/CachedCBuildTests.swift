@@ -197,6 +197,36 @@ import Testing
         }
     }
 
+    /// A compiler given absolute paths lists absolute paths: those inside the project are kept
+    /// relative to the task's directory, so a clone elsewhere matches (and then tracks) its own
+    /// header, not the first clone's.
+    @Test func absolutePathsInsideTheProjectAreSharedByClonesAtOtherPlaces() throws {
+        let manifest = """
+            tasks:
+              build:
+                sources: [main.c]
+                outputs: [out/main.o]
+                depfile: out/main.d
+                run: |
+                  echo build >> ran.log && mkdir -p out && cat main.c inc.h > out/main.o && printf 'out/main.o: %s/main.c %s/inc.h\\n' "$PWD" "$PWD" > out/main.d
+            """
+        let environment = ["OPSRUN_CACHE_DIR": cacheDirectory.path]
+        let one = try TemporaryProject(manifest, files: ["main.c": "main\n", "inc.h": "one\n"])
+        one.waitUntilFileTimesArePast()
+        #expect(try one.run("build", environment: environment).status == 0)
+        #expect(ran(one) == ["build"])
+
+        let two = try TemporaryProject(manifest, files: ["main.c": "main\n", "inc.h": "one\n"])
+        two.waitUntilFileTimesArePast()
+        let restored = try two.run("build", environment: environment)
+        #expect(restored.stdout.hasSuffix("0 succeeded, 1 restored\n"), "\(restored.stdout)\(restored.stderr)")
+        try "two\n".write(toFile: two.path("inc.h"), atomically: false, encoding: .utf8)
+        let edited = try two.run("--explain", "build", environment: environment)
+        #expect(edited.stdout.contains("build runs: source inc.h changed\n"), "\(edited.stdout)")
+        #expect(ran(two) == ["build"])
+        #expect(try String(contentsOfFile: two.path("out/main.o"), encoding: .utf8) == "main\ntwo\n")
+    }
+
     /// With a cache on, `--explain` says why a task that runs could not have been restored.
     @Test func explainSaysWhyATaskIsNotCacheable() throws {
         let project = try TemporaryProject("""
