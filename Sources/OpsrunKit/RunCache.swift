@@ -68,7 +68,9 @@ final class RunCache: RunObserver {
     /// The task's key; for a task with a depfile, without what its depfile listed (its entries
     /// are found through the candidates kept under it: docs/cache.md, "Depfile tasks").
     private func key(_ check: TaskCheck) -> CacheKey {
-        CacheKey(task: check.task.name, definition: check.declaredDefinitionDigest, outputs: check.task.outputs)
+        CacheKey(
+            task: check.task.name, definition: check.declaredDefinitionDigest, outputs: check.task.outputs,
+            depfile: check.task.depfile)
     }
 
     /// Whether restores are worth starting ahead, before the operations are decided: when they

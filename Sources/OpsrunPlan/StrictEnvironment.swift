@@ -33,22 +33,32 @@ public enum StrictEnvironment {
         if task.service != nil { return "it is a service" }
         if task.outputs.isEmpty { return "it declares no outputs" }
         guard task.sources.isEmpty, task.depfile == nil else { return nil }
+        // The direct prerequisites, then those of the groups among them (an `each` task's
+        // instances): no allocation unless there is a group.
         var keyed = false
-        var seen: Set<Int> = []
-        // In the order written: the first that declares no outputs is the one named.
-        var work = Array(graph.prerequisites[id].reversed())
-        while let next = work.popLast() {
-            guard seen.insert(next).inserted else { continue }
-            let prerequisite = graph.tasks[next]
-            if prerequisite.service != nil { continue }
-            if prerequisite.commands.isEmpty {
-                work += graph.prerequisites[next].reversed()
-                if prerequisite.outputs.isEmpty { continue }
+        var groups: [Int] = []
+        var seenGroups: Set<Int> = []
+        func unkeyed(_ prerequisites: [Int]) -> Int? {
+            for next in prerequisites {
+                let prerequisite = graph.tasks[next]
+                if prerequisite.service != nil { continue }
+                if prerequisite.commands.isEmpty {
+                    if seenGroups.insert(next).inserted { groups.append(next) }
+                    if prerequisite.outputs.isEmpty { continue }
+                }
+                if prerequisite.outputs.isEmpty { return next }
+                keyed = true
             }
-            if prerequisite.outputs.isEmpty {
-                return "its prerequisite '\(graph.names[next])' declares no outputs, so what it reads is not known"
-            }
-            keyed = true
+            return nil
+        }
+        var unknown = unkeyed(graph.prerequisites[id])
+        var nextGroup = 0
+        while unknown == nil, nextGroup < groups.count {
+            unknown = unkeyed(graph.prerequisites[groups[nextGroup]])
+            nextGroup += 1
+        }
+        if let unknown {
+            return "its prerequisite '\(graph.names[unknown])' declares no outputs, so what it reads is not known"
         }
         return keyed ? nil : "it has no sources, depfile or prerequisites to key it on"
     }
