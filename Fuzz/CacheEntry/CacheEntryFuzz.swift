@@ -2,16 +2,23 @@ import OpsrunCache
 import OpsrunCore
 
 // Fuzzes the reading of a cache entry (docs/fuzzing.md): what a local or shared cache holds is
-// hostile until checked. Any bytes must decode to nil or to an entry that can only write below
-// its task's directory, whose inlined bytes are its digests', and that encodes and decodes back
-// to itself.
+// hostile until checked. Any bytes must decode to nil or to an entry that a restore lets write
+// only below its task's directory, whose inlined bytes are its digests', and that encodes and decodes back
+// to itself; and, read as a depfile task's candidate list, to nil or to a list within its bounds
+// that encodes back to the same bytes.
 
 func checkCacheEntryInput(_ bytes: UnsafeRawBufferPointer) {
+    checkCandidateList(Array(bytes))
     guard let entry = CacheEntry(decoding: Array(bytes)) else { return }
     for file in entry.files {
+        // The decoder keeps any path; the restore's `OutputPlace` refuses one that is not plain
+        // and relative, even when the task declares that very path as an output.
         let parts = file.path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !file.path.hasPrefix("/"), parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
-            fatalError("a decoded entry names a path outside its task's directory: \(file.path)")
+        let place = OutputPlace(projectRoot: "/project", taskDirectory: "/project/task", outputs: [file.path, "**"])
+        if file.path.hasPrefix("/") || parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+            place.refusal(of: file.path) == nil
+        {
+            fatalError("a restore would write a path outside its task's directory: \(file.path)")
         }
         guard file.mode & ~0o7777 == 0 else { fatalError("a decoded entry has a mode beyond permission bits: \(file.mode)") }
     }
@@ -35,6 +42,17 @@ func checkCacheEntryInput(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
+/// The same bytes as a depfile task's candidate list (docs/cache.md, "Depfile tasks"): one that
+/// decodes is within every bound, each candidate valid, and it is the one encoding of itself (the
+/// format has no slack: nothing a decoder skips, no second spelling of a count).
+func checkCandidateList(_ bytes: [UInt8]) {
+    guard let list = DepfileCandidates(decoding: bytes) else { return }
+    guard !list.candidates.isEmpty, list.candidates.count <= DepfileCandidates.maximumCandidates,
+        list.candidates.allSatisfy(DepfileCandidates.isValid)
+    else { fatalError("a decoded candidate list is beyond its bounds") }
+    guard list.encoded() == bytes else { fatalError("a decoded candidate list encodes to other bytes") }
+}
+
 #if OPSRUN_FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -55,7 +73,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         for path in arguments {
             guard let bytes = FileText.readBytes(path) else { fatalError("cannot read \(path)") }
             bytes.withUnsafeBytes(checkCacheEntryInput)
-            print("\(CacheEntry(decoding: bytes) == nil ? "refused" : "decoded") \(path)")
+            let list = DepfileCandidates(decoding: bytes) == nil ? "" : " (a candidate list)"
+            print("\(CacheEntry(decoding: bytes) == nil ? "refused" : "decoded") \(path)\(list)")
         }
     }
 

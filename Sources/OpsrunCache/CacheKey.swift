@@ -20,7 +20,12 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     /// `task`: the task's name (`web:compile[src/a.c]`): its commands see it (`$OPSRUN_TASK`,
     /// `$0`), so two tasks with the same commands are not one entry.
-    package init(task: String, definition: ContentDigest, outputs: [String], platform: String = CacheKey.platform) {
+    /// `depfile`: a task with one keys the list of its candidates (docs/cache.md, "Depfile tasks"),
+    /// never an entry of outputs, so the same task without it never reads one as the other.
+    package init(
+        task: String, definition: ContentDigest, outputs: [String], depfile: String? = nil,
+        platform: String = CacheKey.platform
+    ) {
         var bytes: [UInt8] = []
         func add(_ text: String) {
             withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
@@ -32,6 +37,30 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         bytes.append(contentsOf: definition.bytes)
         withUnsafeBytes(of: UInt64(outputs.count).littleEndian) { bytes.append(contentsOf: $0) }
         for output in outputs { add(output) }
+        // Nothing without one: the keys of tasks without a depfile are what they were.
+        if let depfile {
+            add("depfile")
+            add(depfile)
+        }
+        hex = Hex.sha256(bytes)
+    }
+
+    /// The key of the entry a depfile task's candidate leads to (docs/cache.md, "Depfile tasks"):
+    /// SHA-256 over the task's key without discovered inputs (`base`) and the inputs its depfile
+    /// listed, each path with its content's digest.
+    package init(_ base: CacheKey, discovered inputs: [FileDigest]) {
+        var bytes: [UInt8] = []
+        func add(_ text: String) {
+            withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: text.utf8)
+        }
+        add("opsrun depfile candidate 1")
+        add(base.hex)
+        withUnsafeBytes(of: UInt64(inputs.count).littleEndian) { bytes.append(contentsOf: $0) }
+        for input in inputs {
+            add(input.path)
+            bytes.append(contentsOf: input.digest.bytes)
+        }
         hex = Hex.sha256(bytes)
     }
 

@@ -14,12 +14,15 @@ package final class OutputCache {
     /// (every task up to date) starts no thread and opens no socket.
     private lazy var remote: RemoteCacheClient? = makeRemote?()
     private let makeRemote: (() -> RemoteCacheClient)?
-    private var hasRemote: Bool { makeRemote != nil }
-    private let remoteWrites: Bool
+    var hasRemote: Bool { makeRemote != nil }
+    let remoteWrites: Bool
     private let sizeLimit: UInt64
     /// Entries to upload when the run ends, so that no task waits on the network to finish.
-    private var uploads: [(key: CacheKey, entry: CacheEntry)] = []
-    private var stored = false
+    var uploads: [(key: CacheKey, entry: CacheEntry)] = []
+    var stored = false
+    /// The candidate lists the server had for depfile tasks' keys (asked by a restore that found
+    /// no match), so that storing adds to them rather than replacing them.
+    var serverCandidates: [CacheKey: DepfileCandidates] = [:]
     private var remoteWasMade = false
     /// Fetches from the server ahead of restores, made with the first (a run with a server only).
     private var prefetch: RemotePrefetch?
@@ -29,7 +32,7 @@ package final class OutputCache {
     package var onRemoteProblem: ((String) -> Void)?
     /// Why the local cache's directory cannot be used (`is not a directory`), found when the cache
     /// is first used: the cache is then off for the run.
-    private lazy var directoryProblem: String? = LocalCacheStore.problem(root: local.root)
+    lazy var directoryProblem: String? = LocalCacheStore.problem(root: local.root)
     private var reportedDirectory = false
     /// Called once with `directoryProblem`.
     package var onUnusableDirectory: ((String) -> Void)?
@@ -53,6 +56,8 @@ package final class OutputCache {
         package var standardError: [UInt8]
         /// The paths written, relative to the task's directory.
         package var files: [String]
+        /// Whether the entry came from the server (`--explain`: "the shared cache").
+        package var fromServer = false
     }
 
     /// How a restore ended.
@@ -157,7 +162,8 @@ package final class OutputCache {
             local.storeEntry(entry.encoded(inlining: true), for: key)
         }
         restoredCount += 1
-        return .restored(Restored(standardOutput: standardOutput, standardError: standardError, files: paths))
+        return .restored(
+            Restored(standardOutput: standardOutput, standardError: standardError, files: paths, fromServer: fromServer))
     }
 
     /// Writes one output beside its place and renames it there, so a reader never sees a part;
@@ -257,11 +263,12 @@ package final class OutputCache {
     /// Starts fetching `key`'s entry, and the blobs it names, from the server, unless the local
     /// store has it: `restore` then takes what came or waits for it (at most a request's time
     /// limit), rather than asking the server for one after the other.
-    package func prefetch(_ key: CacheKey) {
+    /// `blobLimit`: the most the blobs it names may add up to for them to be fetched ahead too.
+    package func prefetch(_ key: CacheKey, blobLimit: Int64 = RemotePrefetch.blobsLimit) {
         guard hasRemote, remoteProblem == nil, !local.hasEntry(key) else { return }
         if let prefetch {
             if let problem = prefetch.problem { return report(problem) }
-            prefetch.start(key)
+            prefetch.start(key, blobLimit: blobLimit)
         } else if let remote {
             remoteWasMade = true
             let root = local.root
@@ -269,13 +276,13 @@ package final class OutputCache {
                 LocalCacheStore.holds(blob, root: root)
             }
             prefetch = made
-            made.start(key)
+            made.start(key, blobLimit: blobLimit)
         }
     }
 
     /// The server's entry for `key`, as fetched ahead or asked now; `blobs`: what the fetch ahead
     /// found of the blobs it names.
-    private func remoteEntry(_ key: CacheKey, blobs: inout [String: RemoteReply]) -> [UInt8]? {
+    func remoteEntry(_ key: CacheKey, blobs: inout [String: RemoteReply]) -> [UInt8]? {
         guard let fetched = prefetch?.take(key) else { return fetch("ac/" + key.hex, limit: CacheEntry.sizeLimit) }
         blobs = fetched.blobs
         return accept(fetched.entry)
@@ -283,7 +290,7 @@ package final class OutputCache {
 
     /// The server's body for `path`, at most `limit` bytes, or `nil` for a miss or a failure
     /// (reported once).
-    private func fetch(_ path: String, limit: Int64) -> [UInt8]? {
+    func fetch(_ path: String, limit: Int64) -> [UInt8]? {
         guard hasRemote, remoteProblem == nil, let remote else { return nil }
         if let problem = prefetch?.problem {
             report(problem)
@@ -294,7 +301,7 @@ package final class OutputCache {
     }
 
     /// A reply's body, or `nil` for a miss or a failure (reported once).
-    private func accept(_ reply: RemoteReply) -> [UInt8]? {
+    func accept(_ reply: RemoteReply) -> [UInt8]? {
         switch reply {
         case .found(let body): return body
         case .missing: return nil
@@ -304,13 +311,13 @@ package final class OutputCache {
         }
     }
 
-    private func reportDirectory(_ problem: String) {
+    func reportDirectory(_ problem: String) {
         guard !reportedDirectory else { return }
         reportedDirectory = true
         onUnusableDirectory?(problem)
     }
 
-    private func report(_ problem: String) {
+    func report(_ problem: String) {
         guard remoteProblem == nil else { return }
         remoteProblem = problem
         onRemoteProblem?(problem)

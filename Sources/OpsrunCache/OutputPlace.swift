@@ -22,7 +22,7 @@ package struct OutputPlace: Sendable {
 
     /// Why the entry may not write `path` (as the warning goes on: "names 'x', which is not one of
     /// its outputs"), or `nil` when it may.
-    func refusal(of path: String) -> String? {
+    package func refusal(of path: String) -> String? {
         let shown = "names '\(path)', "
         if path.hasPrefix("/") { return shown + "which is not a relative path" }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)

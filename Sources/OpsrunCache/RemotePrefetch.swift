@@ -64,10 +64,13 @@ package final class RemotePrefetch: @unchecked Sendable {
 
     /// Starts fetching `key`'s entry and then its blobs; nothing if it was started (and not yet
     /// taken) or the prefetch is stopped.
-    package func start(_ key: CacheKey) {
+    /// `blobLimit`: the most its blobs may add up to for them to be fetched ahead (a depfile
+    /// task's candidate list may be no larger than `DepfileCandidates.sizeLimit`).
+    package func start(_ key: CacheKey, blobLimit: Int64 = RemotePrefetch.blobsLimit) {
         let hex = key.hex
         guard locked({ !stopped && started.insert(hex).inserted }) else { return }
-        send("ac/" + hex, maxSize: CacheEntry.sizeLimit) { reply in self.entryCame(hex, reply) }
+        let limit = min(blobLimit, Self.blobsLimit)
+        send("ac/" + hex, maxSize: CacheEntry.sizeLimit) { reply in self.entryCame(hex, reply, blobLimit: limit) }
     }
 
     /// What the server answered for `key`, waiting for the fetch to end; `nil` when it was not started.
@@ -94,19 +97,19 @@ package final class RemotePrefetch: @unchecked Sendable {
     /// Blobs fetched ahead for one entry are held in memory before its restore has checked where
     /// it writes: an entry naming more than this (its sizes are the server's word) has its blobs
     /// fetched by the restore, after its checks.
-    static let blobsLimit: Int64 = 256 << 20
+    package static let blobsLimit: Int64 = 256 << 20
 
     /// The entry came: done, unless it names blobs that are not local, which are fetched next.
-    private func entryCame(_ hex: String, _ reply: RemoteReply) {
+    private func entryCame(_ hex: String, _ reply: RemoteReply, blobLimit: Int64) {
         guard case .found(let bytes) = reply, let entry = CacheEntry(decoding: bytes) else {
             return finish(hex, Fetched(entry: reply))
         }
         var hashes: Set<String> = []
         let needed = entry.blobs.filter { hashes.insert($0.hash).inserted && !isLocal($0) }
         // Saturated just above the limit: the sizes are anything up to Int64.max.
-        let over = Self.blobsLimit + 1
+        let over = blobLimit + 1
         let size = needed.reduce(Int64(0)) { min($0 + min($1.size, over), over) }
-        guard !needed.isEmpty, size <= Self.blobsLimit else { return finish(hex, Fetched(entry: reply)) }
+        guard !needed.isEmpty, size <= blobLimit else { return finish(hex, Fetched(entry: reply)) }
         locked { partial[hex] = (Fetched(entry: reply), needed.count) }
         for blob in needed {
             send("cas/" + blob.hash, maxSize: blob.size) { reply in

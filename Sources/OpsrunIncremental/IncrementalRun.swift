@@ -220,9 +220,13 @@ public final class IncrementalRun {
         }
     }
 
-    /// `succeeded`, also returning the outputs as hashed (a missing one without a digest), for the
-    /// output cache to store.
-    func recordSuccess(_ check: TaskCheck) -> (warnings: [Diagnostic], outputs: [OutputState]) {
+    /// `succeeded`, also returning the outputs as hashed (a missing one without a digest) and the
+    /// record made (`nil` when none was), for the output cache to store. `discovered`: for a task
+    /// with a depfile restored from the cache, the inputs its entry's depfile listed, with their
+    /// content now, recorded instead of reading the depfile.
+    func recordSuccess(
+        _ check: TaskCheck, discovered: [FileDigest]? = nil
+    ) -> (warnings: [Diagnostic], outputs: [OutputState], record: TaskRecord?) {
         let name = check.task.name
         pending.remove(name)
         let states = outputStates(of: check.task)
@@ -232,7 +236,7 @@ public final class IncrementalRun {
         exports[name] = outputs
         let startTime = startTimes.removeValue(forKey: name)
         // Outputs not hashed to the end (a signal came) prove nothing: record nothing.
-        guard isRecorded(check.task), !hasher.wasStopped else { return ([], []) }
+        guard isRecorded(check.task), !hasher.wasStopped else { return ([], [], nil) }
         var warnings: [Diagnostic] = []
         // As a depfile not written is: otherwise only `--explain` told why the task ran every time.
         if !check.task.isService, let missing = states.first(where: { $0.digest == nil }) {
@@ -243,12 +247,17 @@ public final class IncrementalRun {
                 .warning, at: place, "task '\(name)' succeeded without writing \(what); it runs again next time"))
         }
         let record: TaskRecord
-        if check.task.depfile != nil {
+        if let discovered {
+            var input = check.input
+            input.sources = TaskDefinitionInput.sortedFiles(check.declaredSources + discovered)
+            let listed = discovered.map { $0.path }.sorted(by: TaskDefinitionInput.bytewise)
+            record = TaskRecord(input: input, outputs: outputs, depfile: DepfileRecord(inputs: listed))
+        } else if check.task.depfile != nil {
             // Without a start time (no `willRun`), every file first listed counts as changed.
             let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? .min)
             if let warning { warnings.append(warning) }
             // Hashing was cut short by a signal: the digests are of nothing.
-            guard !hasher.wasStopped else { return (warnings, []) }
+            guard !hasher.wasStopped else { return (warnings, [], nil) }
             record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
         } else {
             record = TaskRecord(input: check.input, outputs: outputs)
@@ -257,8 +266,11 @@ public final class IncrementalRun {
             try store.recordSucceeded(
                 recordNames.key(of: name), record, directory: check.task.absoluteDirectory,
                 statEntries: hasher.takeNewEntries())
-        } catch { warnings.append(error) }
-        return (warnings, states)
+        } catch {
+            warnings.append(error)
+            return (warnings, states, nil)
+        }
+        return (warnings, states, record)
     }
 
     /// Asked before each file is read and between chunks of a large one: `true` when a signal

@@ -8,11 +8,10 @@ import OpsrunReport
 /// observer, keeping the output of cacheable operations; everything else passes through.
 final class RunCache: RunObserver {
     let cache: OutputCache
-    /// By operation: a task with `sources`, `outputs` and commands, not `cache: false`, not
-    /// interactive, without a depfile (whose inputs are known only after it ran). Made when first
-    /// asked: a run in which every task is up to date never asks.
-    private lazy var cacheable: [Bool] = makeCacheable()
-    private let makeCacheable: () -> [Bool]
+    /// By operation, why it cannot be cached (`StrictEnvironment.whyNotCacheable`), `nil` for one
+    /// that can. Made when first asked: a run in which every task is up to date never asks.
+    private lazy var notCacheable: [String?] = makeNotCacheable()
+    private let makeNotCacheable: () -> [String?]
     /// `-B` runs everything: nothing is restored, what runs is still stored.
     private let restores: Bool
     private let next: RunObserver
@@ -30,22 +29,25 @@ final class RunCache: RunObserver {
     private let warn: (String) -> Void
 
     init(
-        cache: OutputCache, projectRoot: String, cacheable: @escaping () -> [Bool], restores: Bool, next: RunObserver,
+        cache: OutputCache, projectRoot: String, notCacheable: @escaping () -> [String?], restores: Bool, next: RunObserver,
         warn: @escaping (String) -> Void
     ) {
         self.cache = cache
         self.projectRoot = projectRoot
         self.warn = warn
-        makeCacheable = cacheable
+        makeNotCacheable = notCacheable
         self.restores = restores
         self.next = next
     }
 
-    func isCacheable(_ index: Int) -> Bool { cacheable[index] }
+    func isCacheable(_ index: Int) -> Bool { notCacheable[index] == nil }
+
+    /// Why the operation cannot be cached, for `--explain`; `nil` when it can.
+    func whyNotCacheable(_ index: Int) -> String? { notCacheable[index] }
 
     func handle(_ event: RunEvent) {
         switch event {
-        case .output(let index, let stream, let bytes) where cacheable[index]:
+        case .output(let index, let stream, let bytes) where isCacheable(index):
             var log = logs[index] ?? ([], [])
             if log.standardOutput.count + log.standardError.count + bytes.count <= Self.logLimit {
                 if stream == .standardOutput { log.standardOutput += bytes } else { log.standardError += bytes }
@@ -63,8 +65,12 @@ final class RunCache: RunObserver {
         next.handle(event)
     }
 
+    /// The task's key; for a task with a depfile, without what its depfile listed (its entries
+    /// are found through the candidates kept under it: docs/cache.md, "Depfile tasks").
     private func key(_ check: TaskCheck) -> CacheKey {
-        CacheKey(task: check.task.name, definition: check.definitionDigest, outputs: check.task.outputs)
+        CacheKey(
+            task: check.task.name, definition: check.declaredDefinitionDigest, outputs: check.task.outputs,
+            depfile: check.task.depfile)
     }
 
     /// Whether restores are worth starting ahead, before the operations are decided: when they
@@ -74,21 +80,33 @@ final class RunCache: RunObserver {
     /// Starts fetching from the server what restoring this operation needs (`check` says it must
     /// run), so that its `restore` finds it there or in flight.
     func fetchAhead(_ index: Int, _ check: TaskCheck) {
-        guard restores, cacheable[index] else { return }
+        guard restores, isCacheable(index) else { return }
         let key = key(check)
         prefetchedKeys[index] = key
-        cache.prefetch(key)
+        // A depfile task's entry names its candidate list, which may be no larger than a list may.
+        cache.prefetch(key, blobLimit: check.task.depfile == nil ? RemotePrefetch.blobsLimit : DepfileCandidates.sizeLimit)
     }
 
-    /// The task's outputs restored and its log, if the cache has them. An entry that would write
-    /// anything but the task's declared outputs is refused whole, with a warning.
-    func restore(_ index: Int, _ check: TaskCheck) -> OutputCache.Restored? {
-        guard restores, cacheable[index] else { return nil }
+    /// The task's outputs restored and its log, if the cache has them, with (for a task with a
+    /// depfile) the inputs of the candidate restored. An entry that would write anything but the
+    /// task's declared outputs is refused whole, with a warning. `matching`: whether a candidate's
+    /// inputs all have that content now.
+    func restore(
+        _ index: Int, _ check: TaskCheck, matching: ([FileDigest]) -> Bool
+    ) -> (restored: OutputCache.Restored, discovered: [FileDigest]?)? {
+        guard restores, isCacheable(index) else { return nil }
         let key = prefetchedKeys.removeValue(forKey: index) ?? key(check)
         let place = OutputPlace(
             projectRoot: projectRoot, taskDirectory: check.task.absoluteDirectory, outputs: check.task.outputs)
-        switch cache.restore(key, into: place) {
-        case .restored(let restored): return restored
+        let outcome: OutputCache.Outcome
+        var discovered: [FileDigest]?
+        if check.task.depfile != nil {
+            (outcome, discovered) = cache.restore(candidatesOf: key, into: place, matching: matching)
+        } else {
+            outcome = cache.restore(key, into: place)
+        }
+        switch outcome {
+        case .restored(let restored): return (restored, discovered)
         case .missed: return nil
         case .refused(let reason):
             warn("warning: cache entry for '\(check.task.name)' \(reason); not restored")
@@ -96,13 +114,21 @@ final class RunCache: RunObserver {
         }
     }
 
-    /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a file).
-    func store(_ index: Int, _ check: TaskCheck, outputs: [FileDigest]?) {
+    /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a
+    /// file) and, for a task with a depfile, what it listed (`nil`: nothing that can be kept).
+    func store(_ index: Int, _ check: TaskCheck, _ success: CacheableSuccess) {
         let log = logs.removeValue(forKey: index) ?? ([], [])
-        guard let outputs, !oversize.contains(index) else { return }
-        cache.store(
-            key(check), directory: check.task.absoluteDirectory,
-            files: outputs.map { ($0.path, $0.digest.description) },
-            standardOutput: log.standardOutput, standardError: log.standardError)
+        guard let outputs = success.outputs, !oversize.contains(index) else { return }
+        let files = outputs.map { ($0.path, $0.digest.description) }
+        if check.task.depfile != nil {
+            guard let discovered = success.discovered else { return }
+            cache.store(
+                candidateOf: key(check), inputs: discovered, directory: check.task.absoluteDirectory, files: files,
+                standardOutput: log.standardOutput, standardError: log.standardError)
+        } else {
+            cache.store(
+                key(check), directory: check.task.absoluteDirectory, files: files,
+                standardOutput: log.standardOutput, standardError: log.standardError)
+        }
     }
 }

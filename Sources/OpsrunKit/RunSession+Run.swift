@@ -84,21 +84,14 @@ extension RunSession {
     /// The output cache for this run, when it is on and the run has tasks with sources or outputs;
     /// which of them are cacheable is worked out only when one is out of date.
     private func runCache(status: Status, next: RunObserver) -> RunCache? {
-        guard let incremental else { return nil }
+        guard incremental != nil else { return nil }
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
-        let (tasks, selection, specs) = (instances.graph.tasks, selection, incremental.tasks)
-        // The cacheable tasks (the one definition, `StrictEnvironment.isCacheable`) that opsrun
-        // stores today: those with `sources` and no depfile (a depfile's inputs are known only
-        // after a run; a link's are only its prerequisites' outputs).
+        let selection = selection
+        // Why each cannot be cached, if it cannot (the one definition, `StrictEnvironment`).
         let graph = instances.graph
-        let cacheable = {
-            selection.indices.map { index in
-                let spec = specs[index]
-                return !spec.sources.isEmpty && spec.depfile == nil
-                    && StrictEnvironment.isCacheable(
-                        tasks[selection[index]], prerequisites: graph.prerequisites[selection[index]], tasks: tasks)
-            }
+        let notCacheable = {
+            selection.map { id in StrictEnvironment.whyNotCacheable(id, in: graph) }
         }
         // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
         let remote = settings.remoteURL.map { url in
@@ -121,7 +114,7 @@ extension RunSession {
             }
         }
         return RunCache(
-            cache: cache, projectRoot: project.source.directory, cacheable: cacheable, restores: !invocation.force,
+            cache: cache, projectRoot: project.source.directory, notCacheable: notCacheable, restores: !invocation.force,
             next: next, warn: { status.warning($0) })
     }
 

@@ -108,15 +108,20 @@ final class UpToDateGate: UpToDateChecking {
             foundUpToDate[index] = true
             return .upToDate
         }
-        if recording, let restored = cache?.restore(index, check) {
-            for problem in run.restored(check) { status.warning(problem.description) }
-            if explains { status.explain("\(tasks[index].name) is restored from the cache: \(check.verdict)") }
+        if recording, let found = cache?.restore(index, check, matching: { run.hasContent($0, for: check) }) {
+            let restored = found.restored
+            for problem in run.restored(check, discovered: found.discovered) { status.warning(problem.description) }
+            if explains {
+                let place = restored.fromServer ? "shared" : "local"
+                status.explain("\(tasks[index].name) is restored from the \(place) cache: \(check.verdict)")
+            }
             return .restored(standardOutput: restored.standardOutput, standardError: restored.standardError)
         }
         checks[index] = check
         // Groups run nothing, so there is nothing to explain about them.
         if explains, !tasks[index].commands.isEmpty {
-            status.explain("\(tasks[index].name) runs: \(check.verdict)")
+            let uncacheable = cache?.whyNotCacheable(index).map { " (not cacheable: \($0))" } ?? ""
+            status.explain("\(tasks[index].name) runs: \(check.verdict)\(uncacheable)")
         }
         return .mustRun
     }
@@ -135,9 +140,9 @@ final class UpToDateGate: UpToDateChecking {
         if succeeded {
             var problems: [Diagnostic]
             if let cache, cache.isCacheable(index) {
-                let outputs: [FileDigest]?
-                (problems, outputs) = run.succeededForCache(check)
-                cache.store(index, check, outputs: outputs)
+                let success = run.succeededForCache(check)
+                problems = success.warnings
+                cache.store(index, check, success)
             } else {
                 problems = run.succeeded(check)
             }

@@ -20,7 +20,7 @@ public enum HiddenVariables {
             else { continue }
             let task = graph.tasks[id]
             guard checkedTasks.insert(task.instance?.task ?? task.name).inserted,
-                StrictEnvironment.isCacheable(task, prerequisites: graph.prerequisites[id], tasks: graph.tasks)
+                StrictEnvironment.isCacheable(id, in: graph)
             else { continue }
             let own = StrictEnvironment.ownKeyNames(of: task, environment)
             let patterns = StrictEnvironment.passPatterns(of: task, manifest: builder.manifest)

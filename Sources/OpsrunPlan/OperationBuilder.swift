@@ -47,7 +47,7 @@ public struct OperationBuilder {
             let jobEnvironment: JobEnvironment
             if task.isGroup || !buildsEnvironments {
                 jobEnvironment = []
-            } else if StrictEnvironment.isCacheable(task, prerequisites: graph.prerequisites[id], tasks: graph.tasks) {
+            } else if StrictEnvironment.isCacheable(id, in: graph) {
                 jobEnvironment = StrictEnvironment.jobEnvironment(
                     of: task, manifest: manifest, environment, blocks: &strictBlocks)
             } else {

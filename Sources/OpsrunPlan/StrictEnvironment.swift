@@ -10,14 +10,57 @@ import OpsrunManifest
 /// handed to a run under another `FLAVOR`. The same whether or not this run uses a cache, so
 /// `--no-cache` changes nothing a command sees.
 public enum StrictEnvironment {
-    /// Whether the task may be restored from the cache: it has `run` and `outputs`, and reads
-    /// something declared (`sources`, a `depfile`, or a prerequisite's outputs: a prerequisite
-    /// that is not a service), and is not `cache: false`, `interactive` or a service.
-    public static func isCacheable(_ task: TaskSpec, prerequisites: [Int], tasks: [TaskSpec]) -> Bool {
-        guard !task.commands.isEmpty, !task.outputs.isEmpty, task.cache, !task.interactive, task.service == nil else {
-            return false
+    /// Whether the task `id` of `graph` may be restored from the cache: it has `run` and
+    /// `outputs`, and reads something declared (`sources`, a `depfile`, or its prerequisites'
+    /// outputs), and is not `cache: false`, `interactive` or a service.
+    public static func isCacheable(_ id: Int, in graph: TaskGraph) -> Bool {
+        whyNotCacheable(id, in: graph) == nil
+    }
+
+    /// Why the task `id` of `graph` cannot be cached, in the words `--explain` prints after "not
+    /// cacheable: " (`nil` when it can be): the one definition `isCacheable` reads.
+    ///
+    /// A task without `sources` or a `depfile` is keyed on its prerequisites' outputs only: so it
+    /// needs at least one prerequisite that is not a service, and every such prerequisite (a
+    /// group stands for its own) must declare outputs. One that declares none may have written
+    /// anything the task reads (`compile` writing build/app.txt, which `package` archives):
+    /// no key can see that, and a restore would hand back the archive of other contents.
+    public static func whyNotCacheable(_ id: Int, in graph: TaskGraph) -> String? {
+        let task = graph.tasks[id]
+        if task.commands.isEmpty { return "it runs no commands" }
+        if !task.cache { return "it says cache: false" }
+        if task.interactive { return "it is interactive" }
+        if task.service != nil { return "it is a service" }
+        if task.outputs.isEmpty { return "it declares no outputs" }
+        guard task.sources.isEmpty, task.depfile == nil else { return nil }
+        // The direct prerequisites, then those of the groups among them (an `each` task's
+        // instances): no allocation unless there is a group.
+        var keyed = false
+        var groups: [Int] = []
+        var seenGroups: Set<Int> = []
+        func unkeyed(_ prerequisites: [Int]) -> Int? {
+            for next in prerequisites {
+                let prerequisite = graph.tasks[next]
+                if prerequisite.service != nil { continue }
+                if prerequisite.commands.isEmpty {
+                    if seenGroups.insert(next).inserted { groups.append(next) }
+                    if prerequisite.outputs.isEmpty { continue }
+                }
+                if prerequisite.outputs.isEmpty { return next }
+                keyed = true
+            }
+            return nil
         }
-        return !task.sources.isEmpty || task.depfile != nil || prerequisites.contains { tasks[$0].service == nil }
+        var unknown = unkeyed(graph.prerequisites[id])
+        var nextGroup = 0
+        while unknown == nil, nextGroup < groups.count {
+            unknown = unkeyed(graph.prerequisites[groups[nextGroup]])
+            nextGroup += 1
+        }
+        if let unknown {
+            return "its prerequisite '\(graph.names[unknown])' declares no outputs, so what it reads is not known"
+        }
+        return keyed ? nil : "it has no sources, depfile or prerequisites to key it on"
     }
 
     /// The names (or `*` patterns) of opsrun's environment that pass through to `task`.

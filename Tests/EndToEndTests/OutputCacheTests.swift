@@ -84,7 +84,7 @@ import Testing
         try "one\n".write(toFile: project.path("in.txt"), atomically: false, encoding: .utf8)
         let back = try run(project, "--explain")
         #expect(ran(project) == [])
-        #expect(back.stdout.contains("gen is restored from the cache: source in.txt changed\n"))
+        #expect(back.stdout.contains("gen is restored from the local cache: source in.txt changed\n"))
         #expect(try String(contentsOfFile: project.path("out/use.txt"), encoding: .utf8) == "one\n")
     }
 

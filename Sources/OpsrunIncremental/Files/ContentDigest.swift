@@ -24,6 +24,14 @@ public struct ContentDigest: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The digest whose 32 bytes are `bytes` in order; `nil` for any other count.
+    package init?<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
+        guard bytes.count == 32 else { return nil }
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (offset, byte) in bytes.enumerated() { words[offset / 8] |= UInt64(byte) << (UInt64(offset % 8) * 8) }
+        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
     /// The SHA-256 of `bytes`.
     public static func of<Bytes: Sequence>(_ bytes: Bytes) -> ContentDigest where Bytes.Element == UInt8 {
         var hasher = SHA256()

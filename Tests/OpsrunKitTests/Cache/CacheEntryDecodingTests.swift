@@ -28,4 +28,16 @@ import Testing
         let entry = CacheEntry(files: [.init(path: "out/a.txt", blob: Self.noBytes, mode: 0o644, contents: Array("one\n".utf8))])
         #expect(CacheEntry(decoding: entry.encoded(inlining: true)) == nil)
     }
+
+    /// Found by the fuzz target: the decoder keeps any path (`ds/./x`), and the restore refuses
+    /// one that is not plain and relative, even when the task declares that very path.
+    @Test func aPathThatIsNotPlainDecodesAndIsRefusedByTheRestore() throws {
+        for path in ["ds/./x", "ds/../x", "ds//x", "/etc/x", "./x"] {
+            let bytes = Array("x".utf8)
+            let entry = CacheEntry(files: [.init(path: path, blob: .init(of: bytes), mode: 0o644, contents: bytes)])
+            let decoded = try #require(CacheEntry(decoding: entry.encoded(inlining: true)))
+            let place = OutputPlace(projectRoot: "/project", taskDirectory: "/project/task", outputs: [path, "**"])
+            #expect(place.refusal(of: decoded.files[0].path) != nil, "\(path)")
+        }
+    }
 }

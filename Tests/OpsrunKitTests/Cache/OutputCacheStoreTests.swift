@@ -70,6 +70,13 @@ import Testing
         #expect(key != CacheKey(task: "t", definition: one, outputs: ["a", "b"], platform: "Linux x86_64"))
         #expect(key != CacheKey(task: "t", definition: one, outputs: ["a"], platform: "Linux aarch64"))
         #expect(key != CacheKey(task: "web:t", definition: one, outputs: ["a"], platform: "Linux x86_64"))
+        // A task with a depfile keys its candidate list, never an entry of the task without one.
+        let listKey = CacheKey(task: "t", definition: one, outputs: ["a"], depfile: "a.d", platform: "Linux x86_64")
+        #expect(key != listKey)
+        #expect(listKey != CacheKey(task: "t", definition: one, outputs: ["a"], depfile: "b.d", platform: "Linux x86_64"))
+        let input = FileDigest(path: "a.h", digest: one)
+        #expect(CacheKey(listKey, discovered: [input]) != CacheKey(listKey, discovered: [FileDigest(path: "a.h", digest: two)]))
+        #expect(CacheKey(listKey, discovered: [input]) != CacheKey(key, discovered: [input]))
         #expect(Hex.isSHA256(key.hex))
     }
 

@@ -78,12 +78,27 @@ import Testing
               nothingRead: { outputs: [g], run: x }
               off: { sources: [a], outputs: [h], run: x, cache: false }
               noOutputs: { sources: [a], run: x }
+              lint: { run: x }
+              package: { deps: [gen, lint], outputs: [i], run: x }
+              all: { deps: [gen] }
+              viaGroup: { deps: [all, db], outputs: [j], run: x }
             """))
         let graph = TaskGraph(manifest: manifest)
         let cacheable = graph.tasks.indices.filter {
-            StrictEnvironment.isCacheable(graph.tasks[$0], prerequisites: graph.prerequisites[$0], tasks: graph.tasks)
+            StrictEnvironment.isCacheable($0, in: graph)
         }.map { graph.names[$0] }
-        #expect(cacheable == ["gen", "link", "compile"])
+        #expect(cacheable == ["gen", "link", "compile", "viaGroup"])
+        let reasons = Dictionary(uniqueKeysWithValues: graph.tasks.indices.map {
+            (graph.names[$0], StrictEnvironment.whyNotCacheable($0, in: graph) ?? "cacheable")
+        })
+        #expect(reasons == [
+            "db": "it is a service", "gen": "cacheable", "link": "cacheable", "compile": "cacheable",
+            "afterService": "it has no sources, depfile or prerequisites to key it on",
+            "nothingRead": "it has no sources, depfile or prerequisites to key it on",
+            "off": "it says cache: false", "noOutputs": "it declares no outputs", "lint": "it declares no outputs",
+            "package": "its prerequisite 'lint' declares no outputs, so what it reads is not known",
+            "all": "it runs no commands", "viaGroup": "cacheable",
+        ])
     }
 
     @Test func passEnvPatterns() {
