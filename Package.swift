@@ -58,6 +58,11 @@ let package = Package(
         .target(
             name: "OpsrunPlan",
             dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunIncremental"]),
+        // Everything about not running a task: the state's lifetime, the up-to-date verdict, the
+        // output cache's restores and stores, `--explain`'s reasons (docs/architecture.md).
+        .target(
+            name: "OpsrunReuse",
+            dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunIncremental", "OpsrunCache"]),
         // Event consumers: the console, the printers, the report files.
         .target(name: "OpsrunReport", dependencies: ["OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunPlan"]),
         // Wiring only: an invocation end to end.
@@ -65,7 +70,7 @@ let package = Package(
             name: "OpsrunKit",
             dependencies: [
                 "OpsrunCore", "OpsrunEngine", "OpsrunManifest", "OpsrunGraph", "OpsrunProcess",
-                "OpsrunIncremental", "OpsrunCache", "OpsrunPlan", "OpsrunReport",
+                "OpsrunIncremental", "OpsrunCache", "OpsrunReuse", "OpsrunPlan", "OpsrunReport",
             ]),
         .executableTarget(
             name: "opsrun",
@@ -73,7 +78,7 @@ let package = Package(
         // The scheduler alone, timed (Benchmarks/bench.py runs it).
         .executableTarget(
             name: "opsrun-scheduler-bench", dependencies: ["OpsrunEngine"], path: "Sources/SchedulerBench"),
-        .testTarget(name: "OpsrunKitTests", dependencies: ["OpsrunKit"]),
+        .testTarget(name: "OpsrunKitTests", dependencies: ["OpsrunKit", "OpsrunReuse"]),
         .testTarget(name: "EndToEndTests", dependencies: ["opsrun"]),
     ],
     swiftLanguageModes: [.v6]

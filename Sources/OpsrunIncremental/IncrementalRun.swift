@@ -25,7 +25,7 @@ public final class IncrementalRun {
     let store: StateStore
     let hasher: FileHasher
     /// Where files are statted and read: the disk, or a test's virtual file system.
-    let files: any FileAccess
+    package let files: any FileAccess
     private let force: Bool
     /// The tasks given to `init`, by index: a check by index records only the index below.
     let tasks: [IncrementalTaskSpec]

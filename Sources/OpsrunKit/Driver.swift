@@ -5,6 +5,7 @@ import OpsrunManifest
 import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport
+import OpsrunReuse
 
 /// What `opsrun` does with an invocation: find and check the manifest, then list, print the graph,
 /// print the plan, or run. Returns the exit code; says everything through the `Status`.

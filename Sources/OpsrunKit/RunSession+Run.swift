@@ -7,6 +7,7 @@ import OpsrunManifest
 import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport
+import OpsrunReuse
 
 extension RunSession {
     /// Runs the operations with real processes, printing as they go and a summary at the end,
@@ -29,10 +30,10 @@ extension RunSession {
         // Only when a report is asked for: without one, the printer alone hears the events.
         let recorder = reports.map { RunRecorder(operationCount: specs.count, keepsOutput: $0.wantsOutputTails) }
         var observer: RunObserver = recorder.map { RunObservers([printer, $0]) } ?? printer
-        let gate = upToDateGate(recording: true, stopsOnSignal: true, status: status)
-        if let gate, let cache = runCache(status: status, next: observer) {
-            gate.cache = cache
-            observer = cache
+        let reuse = self.reuse(recording: true, signalPending: SignalHandling.isTerminationSignalPending, status: status)
+        if let reuse, let cache = reuseCache(status: status, next: observer) {
+            reuse.cache = cache
+            observer = cache.logs
         }
         let runner = watchRunner ?? ProcessRunner(
             graceMilliseconds: invocation.graceMilliseconds,
@@ -41,7 +42,7 @@ extension RunSession {
         if let watchRunner, watchRunner.hasKeptServices {
             watchRunner.stopKeptServices(keeping: specs.filter { $0.isService }.map { $0.job })
         }
-        let upToDate: UpToDateChecking? = gate ?? (invocation.explain ? ExplainsAlwaysRuns(specs: specs, status: status) : nil)
+        let upToDate: UpToDateChecking? = reuse ?? explainsAlwaysRuns(status: status)
         let engine = OperationEngine(
             specs: specs, configuration: configuration, runner: runner, observer: observer, upToDate: upToDate,
             costs: estimatedCosts)
@@ -51,8 +52,8 @@ extension RunSession {
         // services kept up for the next run of `--watch`, which stops them when it ends).
         if !runner.hasKeptServices { runner.shutdown() }
         if report.signal == nil, let signal = runner.signalDuringShutdown { report.signal = signal }
-        gate?.finish()
-        if let cache = gate?.cache?.cache {
+        reuse?.finish()
+        if let cache = reuse?.cache?.cache {
             cache.finish()
             if invocation.verbosity == .verbose, cache.restoredCount + cache.storedCount > 0 {
                 status.note("output cache \(cache.local.root): \(cache.restoredCount) restored, \(cache.storedCount) stored")
@@ -60,7 +61,7 @@ extension RunSession {
         }
         recordDurations(of: report)
         status.runEnded(report, specs: specs, style: options.style)
-        kept?.keep(engine, gate as Any, printer, report)
+        kept?.keep(engine, reuse as Any, printer, report)
         guard let reports, let recorder else { return report.exitCode }
         let finished = FinishedRun(
             report: report, specs: specs, recorder: recorder, clock: clock, endMonotonic: ended,
@@ -83,7 +84,7 @@ extension RunSession {
 
     /// The output cache for this run, when it is on and the run has tasks with sources or outputs;
     /// which of them are cacheable is worked out only when one is out of date.
-    private func runCache(status: Status, next: RunObserver) -> RunCache? {
+    private func reuseCache(status: Status, next: RunObserver) -> ReuseCache? {
         guard incremental != nil else { return nil }
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
@@ -113,24 +114,30 @@ extension RunSession {
                 status.warning("warning: remote cache \(shown): \(problem); going on without it")
             }
         }
-        return RunCache(
+        return ReuseCache(
             cache: cache, projectRoot: project.source.directory, notCacheable: notCacheable, restores: !invocation.force,
             next: next, warn: { status.warning($0) })
     }
 
-    /// The up-to-date bookkeeping adapted to the engine, when any selected task declares
-    /// `sources` or `outputs`; at most once per session.
-    func upToDateGate(
-        recording: Bool, stopsOnSignal: Bool = false, status: Status
-    ) -> UpToDateGate? {
+    /// What decides whether each task runs, when any selected task declares `sources` or
+    /// `outputs`; at most once per session. Its words go to `status`.
+    func reuse(recording: Bool, signalPending: (() -> Bool)? = nil, status: Status) -> Reuse? {
         guard let incremental else { return nil }
         let (tasks, selection) = (instances.graph.tasks, selection)
         let graph = instances.graph
         incremental.run.locateOutput = { name, output in graph.index[name].map { graph.tasks[$0].outputs[output].location } }
-        return UpToDateGate(
+        return Reuse(
             run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map { $0.prerequisites },
-            recording: recording, stopsOnSignal: stopsOnSignal, status: status, explains: invocation.explain,
+            recording: recording, signalPending: signalPending,
+            reporter: ReuseReporter(
+                warning: { status.warning($0) }, error: { status.error($0) }, explain: { status.explain($0) }),
+            explains: invocation.explain,
             locateSource: { task, source in tasks[selection[task]].sources[source].location },
             locateDepfile: { task in tasks[selection[task]].depfile?.location })
+    }
+
+    /// `--explain` in a run with no up-to-date bookkeeping: each task says why it runs.
+    func explainsAlwaysRuns(status: Status) -> ExplainsAlwaysRuns? {
+        invocation.explain ? ExplainsAlwaysRuns(specs: specs, explain: { status.explain($0) }) : nil
     }
 }

@@ -5,6 +5,7 @@ import OpsrunGraph
 import OpsrunIncremental
 import OpsrunPlan
 import OpsrunReport
+import OpsrunReuse
 /// One run of a project: the tasks selected, turned into operations, then planned or executed.
 public struct RunSession {
     public let project: Project
@@ -141,8 +142,8 @@ public struct RunSession {
     ) throws(Diagnostic) -> String {
         warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
-        let gate = upToDateGate(recording: false, status: status)
-        let checker: UpToDateChecking? = gate ?? (invocation.explain ? ExplainsAlwaysRuns(specs: specs, status: status) : nil)
+        let gate = reuse(recording: false, status: status)
+        let checker: UpToDateChecking? = gate ?? explainsAlwaysRuns(status: status)
         let plan = DryRunPlanner.plan(
             specs: specs, taskIDs: selection, configuration: configuration, upToDate: checker, costs: estimatedCosts)
         gate?.finish()

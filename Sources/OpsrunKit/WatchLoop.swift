@@ -8,6 +8,7 @@ import OpsrunManifest
 import OpsrunPlan
 import OpsrunProcess
 import OpsrunReport
+import OpsrunReuse
 
 /// `-w/--watch` (docs/manual/watch.md): run, then watch the sources of the tasks asked for and the manifest;
 /// when something changes, wait for the changes to settle and run again (what is up to date is

@@ -71,11 +71,13 @@ public struct DeclaredOutputs {
 extension GlobPattern {
     /// For a path that names nothing (relative to `directory`, or absolute), the path of a name
     /// beside it that is near enough to be what was meant: `inc/config.h` for `inc/cofnig.h`.
-    public static func nearestExisting(to path: String, in directory: String) -> String? {
+    public static func nearestExisting(
+        to path: String, in directory: String, files: any FileAccess = DiskFiles()
+    ) -> String? {
         let slash = path.lastIndex(of: "/")
         let parent = slash.map { String(path[..<$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let listed = FileSystem.entries(of: FileSystem.join(directory, parent.isEmpty ? "." : parent)) ?? []
+        let listed = files.entries(of: FileSystem.join(directory, parent.isEmpty ? "." : parent)) ?? []
         guard let near = Suggestion.nearest(to: name, in: listed.map { $0.name }) else { return nil }
         return slash == nil ? near : parent + "/" + near
     }

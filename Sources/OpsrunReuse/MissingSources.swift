@@ -12,12 +12,18 @@ import OpsrunIncremental
 struct MissingSources {
     private let tasks: [IncrementalTaskSpec]
     private let locate: (_ task: Int, _ source: Int) -> SourceLocation?
+    /// Where a near name is looked for: the run's files.
+    private let files: any FileAccess
     /// Made the first time a source is missing.
     private var declared: DeclaredOutputs?
 
     /// `locate` gives the place in the manifest of the `source`th `sources` entry of a task.
-    init(tasks: [IncrementalTaskSpec], locate: @escaping (_ task: Int, _ source: Int) -> SourceLocation?) {
+    init(
+        tasks: [IncrementalTaskSpec], files: any FileAccess,
+        locate: @escaping (_ task: Int, _ source: Int) -> SourceLocation?
+    ) {
         self.tasks = tasks
+        self.files = files
         self.locate = locate
     }
 
@@ -29,7 +35,7 @@ struct MissingSources {
         self.declared = declared
         guard let text = missing.first(where: { !declared.contains(source: $0, of: task) }) else { return nil }
         let location = task.sources.firstIndex(of: text).flatMap { locate(index, $0) }
-        let near = GlobPattern.nearestExisting(to: text, in: task.absoluteDirectory)
+        let near = GlobPattern.nearestExisting(to: text, in: task.absoluteDirectory, files: files)
         let error = Diagnostic(
             .error, at: location,
             "task '\(task.name)': source '\(text)' does not exist, and no task of this run makes it"

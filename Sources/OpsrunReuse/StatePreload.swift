@@ -36,5 +36,5 @@ public final class StatePreload {
     }
 
     /// The opened store: waits for it. The caller owns it from then on (and closes it).
-    func take() -> StateStore? { opening.join() }
+    public func take() -> StateStore? { opening.join() }
 }

@@ -1,36 +1,34 @@
 import OpsrunCache
 import OpsrunEngine
 import OpsrunIncremental
-import OpsrunReport
 
-/// The output cache as one run uses it (docs/manual/cache.md): which operations may be restored and stored,
-/// their keys, and the log of each while it runs. It sits between the engine and the run's
-/// observer, keeping the output of cacheable operations; everything else passes through.
-final class RunCache: RunObserver {
-    let cache: OutputCache
+/// The output cache as one run uses it (docs/manual/cache.md): which operations may be restored
+/// and stored, their keys, restores and stores. The logs it stores are kept by its `logs`, the
+/// observer the run's events pass through.
+package final class ReuseCache {
+    package let cache: OutputCache
     /// By operation, why it cannot be cached (`StrictEnvironment.whyNotCacheable`), `nil` for one
     /// that can. Made when first asked: a run in which every task is up to date never asks.
     private lazy var notCacheable: [String?] = makeNotCacheable()
     private let makeNotCacheable: () -> [String?]
     /// `-B` runs everything: nothing is restored, what runs is still stored.
     private let restores: Bool
+    /// The output of the cacheable operations: put it between the engine and the run's observer.
+    package private(set) lazy var logs = TaskLogs(keeping: { [unowned self] in self.isCacheable($0) }, next: next)
     private let next: RunObserver
-    private var logs: [Int: (standardOutput: [UInt8], standardError: [UInt8])] = [:]
-    /// Operations whose log outgrew `logLimit` this attempt: not stored.
-    private var oversize: Set<Int> = []
     /// The keys of operations whose entries are being fetched ahead, for their restore.
     private var prefetchedKeys: [Int: CacheKey] = [:]
-    /// A log larger than this is not kept, and its task not stored.
-    private static let logLimit = 64 << 20
 
     /// The root manifest's directory: no restore writes outside it.
     private let projectRoot: String
     /// Says a warning (an entry refused).
     private let warn: (String) -> Void
 
-    init(
-        cache: OutputCache, projectRoot: String, notCacheable: @escaping () -> [String?], restores: Bool, next: RunObserver,
-        warn: @escaping (String) -> Void
+    /// `notCacheable`: why each operation cannot be cached, `nil` for one that can; `next`: the
+    /// run's observer, which `logs` passes every event on to.
+    package init(
+        cache: OutputCache, projectRoot: String, notCacheable: @escaping () -> [String?], restores: Bool,
+        next: RunObserver, warn: @escaping (String) -> Void
     ) {
         self.cache = cache
         self.projectRoot = projectRoot
@@ -44,26 +42,6 @@ final class RunCache: RunObserver {
 
     /// Why the operation cannot be cached, for `--explain`; `nil` when it can.
     func whyNotCacheable(_ index: Int) -> String? { notCacheable[index] }
-
-    func handle(_ event: RunEvent) {
-        switch event {
-        case .output(let index, let stream, let bytes) where isCacheable(index):
-            var log = logs[index] ?? ([], [])
-            if log.standardOutput.count + log.standardError.count + bytes.count <= Self.logLimit {
-                if stream == .standardOutput { log.standardOutput += bytes } else { log.standardError += bytes }
-                logs[index] = log
-            } else {
-                oversize.insert(index)
-                logs[index] = nil
-            }
-        case .retrying(let index, _, _), .finished(let index, _, _), .cancelled(let index, _):
-            // A retry's log starts afresh; an ended operation's was stored or is not wanted.
-            logs[index] = nil
-            oversize.remove(index)
-        default: break
-        }
-        next.handle(event)
-    }
 
     /// The task's key; for a task with a depfile, without what its depfile listed (its entries
     /// are found through the candidates kept under it: docs/cache.md, "Depfile tasks").
@@ -117,8 +95,7 @@ final class RunCache: RunObserver {
     /// Stores a task that succeeded, with the outputs it left (`nil`: one is missing or not a
     /// file) and, for a task with a depfile, what it listed (`nil`: nothing that can be kept).
     func store(_ index: Int, _ check: TaskCheck, _ success: CacheableSuccess) {
-        let log = logs.removeValue(forKey: index) ?? ([], [])
-        guard let outputs = success.outputs, !oversize.contains(index) else { return }
+        guard let log = logs.take(index), let outputs = success.outputs else { return }
         let files = outputs.map { ($0.path, $0.digest.description) }
         if check.task.depfile != nil {
             guard let discovered = success.discovered else { return }

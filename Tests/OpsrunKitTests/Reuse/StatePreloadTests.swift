@@ -3,6 +3,7 @@ import Testing
 
 @testable import OpsrunIncremental
 @testable import OpsrunKit
+@testable import OpsrunReuse
 
 /// The state opened on a thread of its own while the manifest is read is the state opened plainly.
 @Suite struct StatePreloadTests {
