@@ -111,7 +111,8 @@ public struct TaskDefinitionInput: Hashable, Sendable {
     }
 }
 
-/// SHA-256 fingerprints of a task definition: the whole, and the parts `--explain` names.
+/// Fingerprints of a task definition: the whole (SHA-256), and the parts `--explain` names (the
+/// commands checked with XXH64: only the record compares them).
 public struct Fingerprint: Hashable, Sendable {
     public var whole: ContentDigest
     public var commands: ContentDigest
@@ -165,12 +166,13 @@ public struct Fingerprint: Hashable, Sendable {
 
     static func commandsDigest(of commands: [String], arguments: [String]) -> ContentDigest {
         // v2: commands run with `sh -e` (a failing line fails them), so what v1 recorded was made
-        // under other rules and is run again once.
-        var hasher = CanonicalHasher(domain: "opsrun commands v2")
+        // under other rules and is run again once. v3: checked with XXH64 (`finalizeFast`): only
+        // this machine's record is compared with it; `whole`, the cache's, stays SHA-256.
+        var hasher = CanonicalHasher(domain: "opsrun commands v3")
         hasher.add(commands.count)
         for command in commands { hasher.add(command) }
         addArguments(arguments, to: &hasher)
-        return hasher.finalize()
+        return hasher.finalizeFast()
     }
 
     /// Nothing when there are none, so that a record made before arguments existed still matches;
