@@ -214,6 +214,33 @@ import Testing
         #expect(try project.run("other").status == 0)
     }
 
+    /// The same file named from two directories, or by its whole path, is one output.
+    @Test func oneFileNamedFromAnotherDirectoryIsASharedOutput() throws {
+        let project = try TemporaryProject("""
+            tasks:
+              root:
+                run: touch sub/x
+                outputs: [sub/x]
+              inside:
+                dir: sub
+                run: touch x
+                outputs: [x]
+              elsewhere:
+                dir: other
+                run: touch ../sub/y
+                outputs: [../sub/y]
+              apart:
+                dir: sub
+                run: touch y2
+                outputs: [y2]
+            """, files: ["sub/.keep": "", "other/.keep": ""])
+        let run = try project.run("root", "inside", "elsewhere", "apart")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(
+            "Tasksfile.yaml:8:15: error: output 'x' of task 'inside' is also an output of task 'root'"), "\(run.stderr)")
+        #expect(!run.stderr.contains("'apart'"), "\(run.stderr)")
+    }
+
     @Test func aMisspeltVariableBehindASharedOutputIsNamedBesideTheError() throws {
         // Before: only "output 'obj/.o' ... is also an output of ...", which named no cause.
         let project = try TemporaryProject(#"""
