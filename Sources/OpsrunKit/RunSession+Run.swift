@@ -23,7 +23,7 @@ extension RunSession {
         let clock = RunClock.now()
         var options = RunPrinter.Options.resolve(
             invocation, environment: status.environment, isTerminal: status.runOutputIsTerminal)
-        if invocation.verbosity == .verbose { options.shownCommands = selection.map { operationBuilder.shownCommands(of: $0) } }
+        if invocation.verbosity == .verbose { options.shownCommands = specs.indices.map { plan.shownCommands(ofOperation: $0) } }
         let printer = status.startRun(specs: specs, options: options)
         warnOfUnsetReferences(status: status)
         noteTasksWithoutInstances(status: status)
@@ -88,12 +88,9 @@ extension RunSession {
         guard incremental != nil else { return nil }
         let settings = CacheSettings(invocation, environment: environment, workingDirectory: FileText.currentDirectory())
         guard let directory = settings.directory else { return nil }
-        let selection = selection
         // Why each cannot be cached, if it cannot (the one definition, `StrictEnvironment`).
-        let graph = instances.graph
-        let notCacheable = {
-            selection.map { id in StrictEnvironment.whyNotCacheable(id, in: graph) }
-        }
+        let plan = plan
+        let notCacheable = { plan.taskIDs.indices.map { plan.whyNotCacheable(ofOperation: $0) } }
         // The HTTP client (and its thread) only when a server is named: a run without one pays nothing.
         let remote = settings.remoteURL.map { url in
             { () -> RemoteCacheClient in
@@ -122,18 +119,16 @@ extension RunSession {
     /// What decides whether each task runs, when any selected task declares `sources` or
     /// `outputs`; at most once per session. Its words go to `status`.
     func reuse(recording: Bool, signalPending: (() -> Bool)? = nil, status: Status) -> Reuse? {
-        guard let incremental else { return nil }
-        let (tasks, selection) = (instances.graph.tasks, selection)
-        let graph = instances.graph
-        incremental.run.locateOutput = { name, output in graph.index[name].map { graph.tasks[$0].outputs[output].location } }
+        guard let incremental, let tasks = plan.reuseTasks else { return nil }
+        let plan = plan
         return Reuse(
-            run: incremental.run, tasks: incremental.tasks, prerequisites: specs.map { $0.prerequisites },
+            run: incremental, tasks: tasks, prerequisites: specs.map { $0.prerequisites },
             recording: recording, signalPending: signalPending,
             reporter: ReuseReporter(
                 warning: { status.warning($0) }, error: { status.error($0) }, explain: { status.explain($0) }),
             explains: invocation.explain,
-            locateSource: { task, source in tasks[selection[task]].sources[source].location },
-            locateDepfile: { task in tasks[selection[task]].depfile?.location })
+            locateSource: { plan.sourceLocation(ofOperation: $0, source: $1) },
+            locateDepfile: { plan.depfileLocation(ofOperation: $0) })
     }
 
     /// `--explain` in a run with no up-to-date bookkeeping: each task says why it runs.

@@ -6,25 +6,24 @@ import OpsrunIncremental
 import OpsrunPlan
 import OpsrunReport
 import OpsrunReuse
-/// One run of a project: the tasks selected, turned into operations, then planned or executed.
+/// One run of a project: its `RunPlan`, the state its `Reuse` reads, then planned or executed.
 public struct RunSession {
     public let project: Project
     public let invocation: Invocation
-    /// The project's tasks with `each` expanded: `selection` holds ids of `instances.graph`.
-    public let instances: TaskInstances
-    /// Selected task ids in manifest order; `specs[i]` is task `selection[i]`.
-    public let selection: [Int]
-    public let specs: [OperationSpec]
+    /// The selected tasks as operations, built once; indexed by operation throughout.
+    public let plan: RunPlan
     public let configuration: EngineConfiguration
-    let operationBuilder: OperationBuilder
-    /// The up-to-date bookkeeping and the tasks it knows, when any selected task declares
-    /// `sources`, `outputs` or a `depfile` (otherwise every task runs and `.opsrun/` is not even created).
-    /// Opened first, so the stats of a no-op run's files are under way while the rest is built.
-    let incremental: (run: IncrementalRun, tasks: [IncrementalTaskSpec])?
+    /// The up-to-date bookkeeping, when any selected task declares `sources`, `outputs` or a
+    /// `depfile` (`plan.reuseTasks`).
+    let incremental: IncrementalRun?
     /// How long each task took last time: the queue's critical path weighs them (issue 15).
     let durations: TaskDurations
     /// opsrun's own environment (the output cache's settings read it).
     let environment: [String: String]
+
+    public var specs: [OperationSpec] { plan.operations }
+    public var selection: [Int] { plan.taskIDs }
+    public var instances: TaskInstances { plan.instances }
 
     /// `preloadedState`: the state, opening on another thread since the manifest was found.
     public init(
@@ -35,46 +34,28 @@ public struct RunSession {
         self.invocation = invocation
         self.environment = environment
         let builder = try Self.environmentBuilder(of: project, invocation: invocation, environment: environment)
-        instances = try TaskInstances(project: project, environment: builder)
-        let roots = try instances.roots(named: invocation.targets)
-        selection = instances.graph.closure(of: roots)
-        var operationBuilder = OperationBuilder(
-            graph: instances.graph, manifest: project.manifest, environment: builder,
-            buildsEnvironments: invocation.action != .dryRun)
-        if !invocation.taskArguments.isEmpty {
-            let ids = try Self.argumentsTasks(of: instances.graph, roots: roots, named: !invocation.targets.isEmpty)
-            for id in ids { operationBuilder.arguments[id] = invocation.taskArguments }
+        do {
+            plan = try RunPlan(
+                project: project, environment: builder, targets: invocation.targets,
+                taskArguments: invocation.taskArguments, buildsEnvironments: invocation.action != .dryRun
+            ) { graph, selection throws(ProjectError) in
+                if !project.manifest.rootReferences.isEmpty {
+                    try Self.checkRootReferences(of: project, graph: graph, selection: selection, invocation: invocation)
+                }
+            }
+        } catch {
+            // A state opened ahead of need and not wanted is let go untouched.
+            preloadedState?.take()?.close(compacting: false)
+            throw error
         }
-        // Before anything starts (and for a plan too): a run that cannot have what it requires,
-        // or needs an `each` task whose values could not be made, is a usage error, exit 2, as a
-        // bad manifest is; all such errors at once.
-        var problems = RequiredVariables.problems(selection: selection, builder: operationBuilder) { project.text(of: $0) }
-        // `${OUTDIR}/x` with OUTDIR unset is `/x`: never a path to write at, or read from, by mistake.
-        let unsetPrefixes = UnsetPathPrefixes.problems(selection: selection, builder: operationBuilder)
-        if !unsetPrefixes.isEmpty {
-            problems += unsetPrefixes
-            problems.sort(by: Diagnostic.byPlace)
-        }
-        if !instances.failures.isEmpty {
-            let selected = Set(selection)
-            problems += instances.failures.filter { selected.contains($0.task) }.map { $0.diagnostic }
-            problems.sort(by: Diagnostic.byPlace)
-        }
-        if !problems.isEmpty { throw ProjectError(diagnostics: problems, sources: project.sourceTexts) }
-        if !project.manifest.rootReferences.isEmpty {
-            try Self.checkRootReferences(of: project, graph: instances.graph, selection: selection, invocation: invocation)
-        }
-        self.operationBuilder = operationBuilder
-        incremental = try Self.openIncremental(
-            project: project, graph: instances.graph, selection: selection, builder: operationBuilder,
-            force: invocation.force, preloaded: preloadedState, runs: invocation.action == .run)
+        incremental = Self.openIncremental(
+            project: project, plan: plan, force: invocation.force, preloaded: preloadedState,
+            runs: invocation.action == .run)
         durations = TaskDurations(
             stateDirectory: StateDirectory.path(forManifestIn: project.manifest.directory),
             recordNames: StateRecordNames(manifestPath: project.source.path))
-        let (specs, queueBounds) = operationBuilder.operations(for: selection, incremental: incremental?.tasks)
-        self.specs = specs
         configuration = EngineConfiguration(
-            maxConcurrentOperationCount: invocation.jobs, queueBounds: queueBounds,
+            maxConcurrentOperationCount: invocation.jobs, queueBounds: plan.queueBounds,
             keepGoing: invocation.keepGoing)
     }
 
@@ -109,31 +90,6 @@ public struct RunSession {
         if !diagnostics.isEmpty { throw ProjectError(diagnostics: diagnostics, sources: project.sourceTexts) }
     }
 
-    /// The tasks whose commands get the arguments after `--` (ids in `graph`, the instances'):
-    /// the one root, named or the manifest's single `default`, which must run commands of its
-    /// own; an instance of an `each` task (`compile[src/a.c]`); or an `each` task, whose
-    /// instances all get them.
-    static func argumentsTasks(of graph: TaskGraph, roots: [Int], named: Bool) throws(ProjectError) -> [Int] {
-        func usage(_ message: String) -> ProjectError {
-            ProjectError(diagnostics: [Diagnostic(at: nil, file: nil, message)], sources: [:])
-        }
-        let names = roots.map { graph.names[$0] }
-        guard roots.count == 1, let id = roots.first else {
-            if named { throw usage("only one task may be named before '--', whose commands get the arguments after it; named: \(names.joined(separator: ", "))") }
-            throw usage("the arguments after '--' go to one task, but 'default' names \(names.count): \(names.joined(separator: ", ")); name the task before '--'")
-        }
-        let task = graph.tasks[id]
-        if task.each != nil {
-            // The group of an `each` task's instances: each instance runs the task's commands.
-            let instances = graph.prerequisites[id].filter { graph.tasks[$0].instance != nil }
-            if !instances.isEmpty { return instances }
-        }
-        if task.isGroup {
-            throw usage("task '\(names[0])' runs no commands of its own (it only has deps), so the arguments after '--' would go nowhere; name a task that has 'run'")
-        }
-        return [id]
-    }
-
     /// The `-n` plan: the engine's order with a runner that starts nothing, marking the tasks
     /// that are up to date; `--explain` reasons and state warnings go to `status`.
     /// `kept`: where the plan's values go, when the caller exits without freeing them.
@@ -144,20 +100,21 @@ public struct RunSession {
         noteTasksWithoutInstances(status: status)
         let gate = reuse(recording: false, status: status)
         let checker: UpToDateChecking? = gate ?? explainsAlwaysRuns(status: status)
-        let plan = DryRunPlanner.plan(
+        let order = DryRunPlanner.plan(
             specs: specs, taskIDs: selection, configuration: configuration, upToDate: checker, costs: estimatedCosts)
         gate?.finish()
-        defer { kept?.keep(plan, gate as Any) }
+        defer { kept?.keep(order, gate as Any) }
         let upToDate = Set((gate?.upToDate ?? []).map { selection[$0] })
         var depfiles: [Int: PlanDepfile] = [:]
-        if let gate, let tasks = incremental?.tasks {
+        if let gate, let tasks = plan.reuseTasks {
             for (index, inputs) in gate.depfileInputs {
                 depfiles[selection[index]] = PlanDepfile(path: tasks[index].depfile ?? "", inputs: inputs)
             }
         }
+        let builder = plan.builder
         return try PlanPrinter.render(
-            plan, of: instances.graph, format: format, upToDate: upToDate, arguments: operationBuilder.arguments,
-            depfiles: depfiles, shownCommands: { [operationBuilder] in operationBuilder.shownCommands(of: $0) })
+            order, of: plan.graph, format: format, upToDate: upToDate, arguments: builder.arguments,
+            depfiles: depfiles, shownCommands: { builder.shownCommands(of: $0) })
     }
 
     /// Each operation's expected cost, from the durations recorded: asked by the engine only when
@@ -168,23 +125,15 @@ public struct RunSession {
         }
     }
 
-    /// `${NAME}` of a variable that is not set, in the manifest's `env` and in the selected
-    /// tasks' `env` and paths: a warning each (`UnsetReferences`).
+    /// The plan's warnings (`RunPlan.warnings`): unset variables, hidden ones.
     func warnOfUnsetReferences(status: Status) {
-        let warnings = UnsetReferences.warnings(selection: selection, builder: operationBuilder)
-            + HiddenVariables.warnings(selection: selection, builder: operationBuilder)
-        for warning in warnings.sorted(by: Diagnostic.byPlace) {
-            status.warning(warning.description)
-        }
+        for warning in plan.warnings { status.warning(warning.description) }
     }
 
     /// With `-v`, one line for each selected `each` task that has no instances, saying why.
     func noteTasksWithoutInstances(status: Status) {
-        guard invocation.verbosity == .verbose, !instances.empty.isEmpty else { return }
-        let selected = Set(selection)
-        for (task, reason) in instances.empty where selected.contains(task) {
-            status.note("\(instances.graph.names[task]): no instances: \(reason)")
-        }
+        guard invocation.verbosity == .verbose else { return }
+        for (name, reason) in plan.tasksWithoutInstances { status.note("\(name): no instances: \(reason)") }
     }
 
     /// The environment every task's commands and `${NAME}` start from: opsrun's own, the
@@ -211,7 +160,7 @@ public struct RunSession {
 
     /// Joins the threads the session started (the stat prefetch's), finished or not: before the
     /// session is kept until the process exits (`KeptUntilExit`), on every way out.
-    public func joinBackgroundWork() { incremental?.run.stopPrefetch() }
+    public func joinBackgroundWork() { incremental?.stopPrefetch() }
 
     /// The project's tasks with `each` expanded, for `--list` and `--graph` (a run makes its own).
     public static func instances(
@@ -221,30 +170,18 @@ public struct RunSession {
             project: project, environment: environmentBuilder(of: project, invocation: invocation, environment: environment))
     }
 
+    /// The up-to-date bookkeeping of the plan's tasks, when it has any (`plan.reuseTasks`), on
+    /// the state opened ahead (`preloaded`) when there is one.
     private static func openIncremental(
-        project: Project, graph: TaskGraph, selection: [Int], builder: OperationBuilder, force: Bool,
-        preloaded: StatePreload?, runs: Bool
-    ) throws(ProjectError) -> (run: IncrementalRun, tasks: [IncrementalTaskSpec])? {
-        let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
-        let tasks = graph.tasks
-        guard selection.contains(where: { !tasks[$0].sources.isEmpty || !tasks[$0].outputs.isEmpty || tasks[$0].depfile != nil })
-        else {
+        project: Project, plan: RunPlan, force: Bool, preloaded: StatePreload?, runs: Bool
+    ) -> IncrementalRun? {
+        guard let tasks = plan.reuseTasks else {
             // A state opened ahead of need and not wanted is let go untouched: a run that uses no
             // state writes none.
             preloaded?.take()?.close(compacting: false)
             return nil
         }
-        let specs = builder.incrementalSpecs(for: selection)
-        let problems = (EmptyPaths.problems(of: specs, selection: selection, graph: graph)
-            + SharedOutputs.problems(of: specs, selection: selection, graph: graph)).sorted(by: Diagnostic.byPlace)
-        if !problems.isEmpty {
-            preloaded?.take()?.close(compacting: false)
-            // An unset variable is the usual cause of an empty or shared path: said beside it.
-            let causes = UnsetReferences.warnings(selection: selection, builder: builder)
-            throw ProjectError(diagnostics: (problems + causes).sorted(by: Diagnostic.byPlace), sources: project.sourceTexts)
-        }
-        // Taken when needed, once the specs are made: the state goes on opening (and statting the
-        // files it knows) meanwhile rather than holding up the specs.
+        let directory = StateDirectory.path(forManifestIn: project.manifest.directory)
         func store() -> StateStore? {
             guard let store = preloaded?.take() else { return nil }
             if store.directory == directory { return store }
@@ -252,10 +189,11 @@ public struct RunSession {
             return nil
         }
         let run = IncrementalRun(
-            stateDirectory: directory, force: force, tasks: specs,
+            stateDirectory: directory, force: force, tasks: tasks,
             recordNames: StateRecordNames(manifestPath: project.source.path), store: store,
             creatingState: runs)
-        return (run, specs)
+        run.locateOutput = { name, output in plan.outputLocation(ofTaskNamed: name, output: output) }
+        return run
     }
 
     /// The values of those of `files` that exist, in order; a malformed one adds its errors to `problems`.

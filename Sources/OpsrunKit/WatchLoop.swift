@@ -111,7 +111,7 @@ final class WatchLoop {
         do {
             let session = try RunSession(
                 project: project, invocation: invocation, environment: environment, preloadedState: preloaded)
-            let tasks = session.incremental?.tasks ?? []
+            let tasks = session.plan.reuseTasks ?? []
             // A file added where an `each` glob looks is a new instance.
             let selected = Set(session.selection)
             let globs = session.instances.globs.filter { selected.contains($0.task) }.map { ($0.directory, $0.pattern) }
