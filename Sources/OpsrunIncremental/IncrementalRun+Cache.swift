@@ -83,7 +83,7 @@ extension IncrementalRun {
             guard let digest = byPath[path], digest != .untrusted, digest != .notAFile, digest != .directory else { return nil }
             // A missing file has a digest no content has: no restore would match it.
             let place = location(of: path, in: task)
-            guard FileSystem.status(place.opening, in: place.directory)?.kind == .regular else { return nil }
+            guard files.status(place.opening, in: place.directory)?.kind == .regular else { return nil }
             inputs.append(FileDigest(path: portable(path, in: task), digest: digest))
         }
         let sorted = TaskDefinitionInput.sortedFiles(inputs)
