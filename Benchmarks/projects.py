@@ -367,20 +367,22 @@ def built(root, project, files):
     return None if os.path.exists(os.path.join(root, "build", "app")) else "no build/app"
 
 
-def run_first_clean(paths, rounds, quick):
+def run_first_clean(paths, rounds, quick, which=("c300", "slowheader", "lua")):
     """A first clean build of each project, all tools interleaved, nothing recorded before it."""
     tools = [t for t in TOOLS + (BASELINE,) if paths.get(t)]
     projects = {}  # name: (tools, {tool: root}, number of objects)
     c300 = [(f"m{i:03d}", f"h{i % 30:02d}.h", 12) for i in range(60 if quick else 300)]
     slow = [(f"a{i:02d}", "shared.h", 12) for i in range(40)] + [("z_slow", "shared.h", 150 if quick else 500)]
     for name, modules in (("c300", c300), ("slowheader", slow)):
+        if name not in which:
+            continue
         roots = {}
         for t in tools:
             roots[t] = os.path.join(WORK, "first-clean", name, t)
             write_project(roots[t], modules)
         projects[name] = (tools, roots, len(modules) + 1)  # and main.c
     lua_tools = [t for t in tools if t != "ninja"]
-    lua = lua_copies(lua_tools, base=os.path.join("first-clean", "lua"))
+    lua = lua_copies(lua_tools, base=os.path.join("first-clean", "lua")) if "lua" in which else None
     if lua:
         projects["lua"] = (lua_tools, lua, None)
     times = {name: {t: [] for t in project_tools} for name, (project_tools, _, _) in projects.items()}
@@ -511,9 +513,10 @@ def report(results, quick):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--opsrun", default=os.environ.get("OPSRUN"), help="the opsrun binary (release build)")
-    p.add_argument("--workloads", default="c300,slowheader,lua,each100k")
+    p.add_argument("--workloads", default="c300,slowheader,lua,each100k,first-clean")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--baseline", help="a second opsrun binary for first-clean (before a change)")
+    p.add_argument("--first-clean", default="c300,slowheader,lua", help="the projects first-clean builds")
     p.add_argument("--quick", action="store_true", help="smaller projects: a smoke test")
     a = p.parse_args(argv)
     if not a.opsrun:
@@ -543,7 +546,7 @@ def main(argv):
         elif name == "each100k":
             results[name] = run_each100k(paths, a.rounds, a.quick)
         elif name == "first-clean":
-            results[name] = run_first_clean(paths, a.rounds, a.quick)
+            results[name] = run_first_clean(paths, a.rounds, a.quick, a.first_clean.split(","))
         else:
             sys.exit(f"unknown workload '{name}'")
     lines = report(results, a.quick)
