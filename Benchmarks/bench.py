@@ -19,6 +19,7 @@ import sys
 import time
 
 import generate
+import modules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -33,6 +34,8 @@ TOOLS = ("make", "ninja", "task", "just", "opsrun", "floor", "floor-vfork")
 # run after an edit. "opsrun" alone is every later run, which finds the cache.
 COLD = "opsrun-cold"
 MEASURE = None  # the compiled measure.c, set in main
+FAKECC = None  # the compiled fakecc.c (the generated modules' compiler), set in main
+MODULE_TOOLS = ("make", "ninja", "opsrun")
 
 
 class Workload:
@@ -60,6 +63,16 @@ def workloads(quick):
                  f"{big}-task layered DAG, dry run (-n), output to /dev/null"),
         Workload("noop", "noop", "fanin", noop, "touch", 2, ("make", "ninja", "task", "opsrun"),
                  f"{noop} up-to-date tasks, one source and one output each: the second run"),
+    ] + [
+        # The generated modules (modules.py): a fake compiler, so only the tools' own work shows.
+        Workload(f"modules-noop-{label}", "modules-noop", None, n, None, 2, MODULE_TOOLS,
+                 f"{n:,} generated modules and a link, fake compiler, depfiles: the no-op")
+        for label, n in (("1k", 100 if quick else 1_000), ("10k", 300 if quick else 10_000),
+                         ("100k", 1_000 if quick else 100_000))
+    ] + [
+        Workload("modules-edit-10k", "modules-edit", None, 300 if quick else 10_000, None, 2, MODULE_TOOLS,
+                 f"{300 if quick else 10_000:,} generated modules: edit a header 10 of them include, rebuild "
+                 f"(10 compiles and the link)"),
     ]
 
 
@@ -157,6 +170,9 @@ def version(tool, path):
 
 def argv_for(tool, path, w):
     j = str(w.jobs)
+    if w.kind.startswith("modules"):
+        # Each tool's default target: the link (`app`).
+        return [path, "-j", j]
     if w.kind == "dry":
         return {"make": [path, "-n", "-f", "Makefile", "sink"],
                 "ninja": [path, "-n", "sink"],
@@ -247,6 +263,12 @@ def prepare(w, tools):
     """Generates the workload; returns {tool: directory}. A no-op workload gets a copy per tool."""
     base = os.path.join(WORK, w.name)
     shutil.rmtree(base, ignore_errors=True)
+    if w.kind.startswith("modules"):
+        dirs = {}
+        for tool in tools:
+            dirs[tool] = os.path.join(base, tool)
+            modules.generate(dirs[tool], w.n, FAKECC, tools=[tool])
+        return dirs
     if w.kind == "noop":
         dirs = {}
         for tool in tools:
@@ -280,31 +302,60 @@ def run_workload(w, paths, rounds, warmup):
         if tool == COLD:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(d, ".opsrun", "manifest.cache"))
-        before = output_mtimes(d) if w.kind == "noop" else None
-        errlog = os.path.join(d, f"{tool}.err") if w.kind != "noop" else os.path.join(d, "stderr.txt")
+        if w.kind == "modules-edit":
+            # The edit itself is not timed; new content every time, so the objects change too.
+            versions[tool] += 1
+            modules.edit_header(d, w.n, edited_header, versions[tool])
+        if w.kind.startswith("modules"):
+            before = modules.object_times(d)
+        else:
+            before = output_mtimes(d) if w.kind == "noop" else None
+        errlog = os.path.join(d, f"{tool}.err") if w.kind in ("run", "dry") else os.path.join(d, "stderr.txt")
         rc, wall, rss = measure(argv_for(tool, paths[tool], w), d, errlog)
         if rc != 0:
             failed[tool] = f"exit {rc}: {tail(errlog, 5)}"
             return
+        if w.kind == "modules-edit":
+            after = modules.object_times(d)
+            changed = sorted(k for k, v in after.items() if before.get(k) != v)
+            if changed != expected_edit:
+                failed[tool] = (f"the header edit rewrote {len(changed)} files ({', '.join(changed[:12])}), "
+                                f"not the {len(expected_edit) - 1} includers' objects and app")
+                return
+        elif w.kind == "modules-noop":
+            after = modules.object_times(d)
+            if after != before:
+                changed = sum(1 for k, v in after.items() if before.get(k) != v)
+                notes[tool] = f"not a no-op: rewrote {changed} of {w.n + 1} objects and app"
         if w.kind == "run" and w.cmd == "touch" and count_outputs(d) != w.n:
             failed[tool] = f"wrote {count_outputs(d)} of {w.n} outputs"
             return
-        if before is not None and output_mtimes(d) != before:
+        if w.kind == "noop" and output_mtimes(d) != before:
             changed = sum(1 for k, v in output_mtimes(d).items() if before.get(k) != v)
             notes[tool] = f"not a no-op: rewrote {changed} of {w.n} outputs"
         if timed:
             samples[tool].append((wall, rss))
 
-    if w.kind == "noop":
+    edited_header = modules.header_count(w.n) // 2 if w.kind == "modules-edit" else None
+    expected_edit = (sorted(["app"] + [modules.module_name(i, w.n) + ".o" for i in modules.includers(edited_header, w.n)])
+                     if w.kind == "modules-edit" else None)
+    versions = {t: 0 for t in tools}
+    first_builds = {}
+    if w.kind == "noop" or w.kind.startswith("modules"):
         # The first build, untimed, then one settling no-op run; the timed runs are the next ones.
         for tool in tools:
-            rc, wall, _ = measure(argv_for(tool, paths[tool], w), dirs[tool],
-                                  os.path.join(dirs[tool], "build.txt"))
-            if rc != 0 or count_outputs(dirs[tool]) != w.n:
-                failed[tool] = (f"first build: exit {rc}, {count_outputs(dirs[tool])} of {w.n} outputs: "
+            rc, wall, rss = measure(argv_for(tool, paths[tool], w), dirs[tool],
+                                    os.path.join(dirs[tool], "build.txt"))
+            if w.kind == "noop":
+                wrong = None if count_outputs(dirs[tool]) == w.n else f"{count_outputs(dirs[tool])} of {w.n} outputs"
+            else:
+                wrong = modules.check_built(dirs[tool], w.n)
+            if rc != 0 or wrong:
+                failed[tool] = (f"first build: exit {rc}, {wrong or 'all built'}: "
                                 f"{tail(os.path.join(dirs[tool], 'build.txt'), 5)}")
             else:
-                print(f"   {tool}: first build {wall:.2f}s", flush=True)
+                first_builds[tool] = {"wall": wall, "rss": rss}
+                print(f"   {tool}: first build {wall:.2f}s, peak {rss:.1f} MiB", flush=True)
         # opsrun trusts a cached stat only for a file last changed 2 s or more before it looks
         # (the racy window): outputs written in the build's last 2 s are read again until then.
         # The settling run comes after that, so the timed runs see the steady state, whichever
@@ -330,6 +381,8 @@ def run_workload(w, paths, rounds, warmup):
             result[tool] = {"wall": statistics.median(walls), "min": min(walls),
                             "rss": statistics.median(s[1] for s in samples[tool]),
                             "runs": len(walls), "note": notes.get(tool)}
+            if tool in first_builds:
+                result[tool]["first_build"] = first_builds[tool]
     print_table(w, result)
     return result, failed
 
@@ -340,7 +393,7 @@ def print_table(w, result):
     print(f"   {'tool':<11} {'wall s (median)':>16} {'min s':>8} {'peak MiB':>9}")
     for tool, r in result.items():
         flag = "  (not a no-op!)" if r["note"] else ""
-        print(f"   {tool:<11} {r['wall']:>16.3f} {r['min']:>8.3f} {r['rss']:>9.1f}{flag}")
+        print(f"   {tool:<11} {r['wall']:>16.4f} {r['min']:>8.4f} {r['rss']:>9.1f}{flag}")
     if "opsrun" in result:
         ops = result["opsrun"]["wall"]
         ratios = [f"opsrun/{t} {ops / r['wall']:.2f}" for t, r in result.items() if not t.startswith("opsrun") and r["wall"] > 0]
@@ -406,6 +459,20 @@ def check_targets(results, failures, quick, broken, scheduler_result):
         lines.append(f"{verdict(ok)}  noop: opsrun {ops['wall']:.3f}s <= 1.0 x ninja no-op {nin:.3f}s{extra}")
     else:
         lines.append("N/A   noop: " + opsrun_missing("noop"))
+    for name, r in results.items():
+        if not name.startswith("modules-"):
+            continue
+        if "opsrun" not in r or "ninja" not in r:
+            lines.append(f"N/A   {name}: " + (opsrun_missing(name) if "opsrun" not in r else "ninja not measured"))
+            continue
+        ops, nin = r["opsrun"], r["ninja"]
+        what = "header edit (10 compiles and the link)" if name.startswith("modules-edit") else "no-op"
+        extra = f" ({ops['note']})" if ops.get("note") else ""
+        lines.append(f"{verdict(ops['wall'] <= nin['wall'] and not ops.get('note'))}  {name}: opsrun {what} "
+                     f"{ops['wall']:.4f}s <= 1.0 x ninja {nin['wall']:.4f}s ({ops['wall'] / nin['wall']:.2f} x){extra}")
+        if name.startswith("modules-noop"):
+            lines.append(f"{verdict(ops['rss'] <= 2 * nin['rss'])}  {name}: opsrun peak {ops['rss']:.1f} MiB "
+                         f"<= 2 x ninja's {nin['rss']:.1f} MiB ({ops['rss'] / nin['rss']:.2f} x)")
     scheduler, why = scheduler_result
     if scheduler:
         for shape in ("chain", "dag"):
@@ -415,7 +482,7 @@ def check_targets(results, failures, quick, broken, scheduler_result):
                              f"{wall:.3f}s < 0.5 s")
     else:
         lines.append("N/A   scheduler alone (100k tasks, runner that starts nothing, < 0.5 s): " + why)
-    print("\n== targets (issues 4 and 5)" + (" -- QUICK MODE: smaller graphs, indicative only" if quick else ""))
+    print("\n== targets (issues 4, 5 and 30)" + (" -- QUICK MODE: smaller graphs, indicative only" if quick else ""))
     for line in lines:
         print("   " + line)
     return lines
@@ -474,6 +541,8 @@ def main(argv):
     MEASURE, why = compile_c("measure")
     if not MEASURE:
         sys.exit(f"bench.py: {why}; it is needed to measure anything")
+    global FAKECC
+    FAKECC, why = compile_c("fakecc")
 
     paths, broken = {}, {}
     built_opsrun = None
@@ -504,8 +573,14 @@ def main(argv):
     print("note: go-task runs dependencies concurrently, bounded by --concurrency N (it has no -j).")
 
     chosen = workloads(a.quick)
+    if not FAKECC:
+        print(f"!! the modules workloads are left out: {why}")
+        chosen = [w for w in chosen if not w.kind.startswith("modules")]
     if a.workloads:
         names = set(a.workloads.split(","))
+        unknown = names - {w.name for w in workloads(a.quick)} - {"scheduler"}
+        if unknown:
+            p.error("unknown workloads: " + ", ".join(sorted(unknown)))
         chosen = [w for w in chosen if w.name in names]
     results, failures = {}, {}
     for w in chosen:

@@ -12,6 +12,10 @@ Workloads (all at -j 2, tools interleaved, medians over the rounds):
   lua         Lua 5.4 from Debian's source package (apt-get source, fetched once into
               Benchmarks/work/sources): no-op and a one-file code edit.
   each100k    `opsrun -n` over one `each` task of 100,000 values (target: under 1 s).
+  first-clean a first clean build of c300, slowheader (zstd's shape) and Lua, nothing recorded:
+              every output, opsrun's `.opsrun` (its durations) and ninja's log removed before each
+              build, opsrun with `--no-cache` (target: <= 1.0 x make). `--baseline PATH` adds a
+              second opsrun binary, interleaved with the first (before and after a change).
 Exits 0 whatever the figures: it is a measurement. Results go to Benchmarks/work/projects.md.
 """
 
@@ -29,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work", "projects")
 SOURCES = os.path.join(HERE, "work", "sources")
 TOOLS = ("make", "ninja", "opsrun")
+# A second opsrun binary (`--baseline PATH`), for the first-clean workload's before and after.
+BASELINE = "opsrun-baseline"
 
 
 def tool_path(name, explicit):
@@ -207,14 +213,14 @@ def fetch_lua():
     return found[0] if found else None
 
 
-def lua_copies(names):
+def lua_copies(names, base="lua"):
     """A fresh copy of Lua's tree per tool, with the opsrun Tasksfile; None when unavailable."""
     tarball = fetch_lua()
     if not tarball:
         return None
     roots = {}
     for name in names:
-        root = os.path.join(WORK, "lua", name)
+        root = os.path.join(WORK, base, name)
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(root)
         with tarfile.open(tarball) as t:
@@ -229,6 +235,8 @@ def lua_copies(names):
 # ---------------------------------------------------------------- running
 
 def build_argv(tool, path, workload):
+    # BASELINE is a second opsrun binary, run as opsrun is.
+    tool = "opsrun" if tool == BASELINE else tool
     if workload == "lua":
         return {"make": [path, "-j", "2", "-C", "src", "linux"],
                 "opsrun": [path, "-j", "2", "all"]}[tool]
@@ -332,6 +340,76 @@ def run_lua(paths, rounds):
     return {"times": times}
 
 
+def wipe(root, project):
+    """Everything a build wrote, and what the tools recorded of earlier builds (opsrun's durations,
+    ninja's log): the tree as a fresh checkout has it."""
+    for name in (".opsrun", ".ninja_log", ".ninja_deps", "build"):
+        path = os.path.join(root, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+    if project == "lua":
+        src = os.path.join(root, "src")
+        for name in os.listdir(src):
+            if name.endswith((".o", ".d", ".a")) or name in ("lua", "luac"):
+                os.remove(os.path.join(src, name))
+
+
+def built(root, project, files):
+    """None when the build left what it should; else what is missing."""
+    if project == "lua":
+        missing = [n for n in ("lua", "luac", "liblua.a") if not os.path.exists(os.path.join(root, "src", n))]
+        return f"no {', '.join(missing)}" if missing else None
+    objects = len(object_times(os.path.join(root, "build")))
+    if objects != files:
+        return f"{objects} of {files} objects"
+    return None if os.path.exists(os.path.join(root, "build", "app")) else "no build/app"
+
+
+def run_first_clean(paths, rounds, quick, which=("c300", "slowheader", "lua")):
+    """A first clean build of each project, all tools interleaved, nothing recorded before it."""
+    tools = [t for t in TOOLS + (BASELINE,) if paths.get(t)]
+    projects = {}  # name: (tools, {tool: root}, number of objects)
+    c300 = [(f"m{i:03d}", f"h{i % 30:02d}.h", 12) for i in range(60 if quick else 300)]
+    slow = [(f"a{i:02d}", "shared.h", 12) for i in range(40)] + [("z_slow", "shared.h", 150 if quick else 500)]
+    for name, modules in (("c300", c300), ("slowheader", slow)):
+        if name not in which:
+            continue
+        roots = {}
+        for t in tools:
+            roots[t] = os.path.join(WORK, "first-clean", name, t)
+            write_project(roots[t], modules)
+        projects[name] = (tools, roots, len(modules) + 1)  # and main.c
+    lua_tools = [t for t in tools if t != "ninja"]
+    lua = lua_copies(lua_tools, base=os.path.join("first-clean", "lua")) if "lua" in which else None
+    if lua:
+        projects["lua"] = (lua_tools, lua, None)
+    times = {name: {t: [] for t in project_tools} for name, (project_tools, _, _) in projects.items()}
+    loads = {name: [] for name in projects}
+    for r in range(rounds + 1):
+        for name, (project_tools, roots, files) in projects.items():
+            load = os.getloadavg()[0]
+            line = []
+            for t in rotate(project_tools, r):
+                wipe(roots[t], name)
+                argv = build_argv(t, paths[t], "lua" if name == "lua" else name)
+                if t.startswith("opsrun"):
+                    # A first build has no cache to restore from either.
+                    argv = argv[:1] + ["--no-cache"] + argv[1:]
+                wall = timed(argv, roots[t])
+                wrong = built(roots[t], name, files)
+                if wrong:
+                    sys.exit(f"!! {t} did not build {name}: {wrong}")
+                line.append(f"{t} {wall:.3f}")
+                if r > 0:  # the first round warms the page cache
+                    times[name][t].append(wall)
+            if r > 0:
+                loads[name].append(load)
+            print(f"   round {r} {name:<10} (load {load:.2f}) " + "  ".join(line), flush=True)
+    return {"times": times, "loads": loads}
+
+
 def run_each100k(paths, rounds, quick):
     n = 10_000 if quick else 100_000
     root = os.path.join(WORK, "each100k")
@@ -411,6 +489,17 @@ def report(results, quick):
             e = median(t["opsrun"]["edit"]) / median(t["make"]["edit"])
             lines.append(f"  no-op: opsrun / make = {n:.2f} (target <= 1.0: {verdict(n <= 1.0)});"
                          f" one-file edit: opsrun / make = {e:.2f} (target <= 1.0: {verdict(e <= 1.0)})")
+    fc = results.get("first-clean")
+    if fc:
+        for name, t in fc["times"].items():
+            ld = fc["loads"][name]
+            spread = "  ".join(f"{tool} {median(v):.3f} (min {min(v):.3f}, max {max(v):.3f})" for tool, v in t.items())
+            lines.append(f"first clean build, {name} ({len(next(iter(t.values())))} rounds, load {min(ld):.2f}-{max(ld):.2f}),"
+                         f" median s: {spread}")
+            if "make" in t:
+                for tool in (x for x in t if x.startswith("opsrun")):
+                    ratio = median(t[tool]) / median(t["make"])
+                    lines.append(f"  {tool} / make = {ratio:.2f}  (target <= 1.0: {verdict(ratio <= 1.0)})")
     e = results.get("each100k")
     if e:
         ok = median(e["cold"]) < 1.0
@@ -424,8 +513,10 @@ def report(results, quick):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--opsrun", default=os.environ.get("OPSRUN"), help="the opsrun binary (release build)")
-    p.add_argument("--workloads", default="c300,slowheader,lua,each100k")
+    p.add_argument("--workloads", default="c300,slowheader,lua,each100k,first-clean")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--baseline", help="a second opsrun binary for first-clean (before a change)")
+    p.add_argument("--first-clean", default="c300,slowheader,lua", help="the projects first-clean builds")
     p.add_argument("--quick", action="store_true", help="smaller projects: a smoke test")
     a = p.parse_args(argv)
     if not a.opsrun:
@@ -436,6 +527,10 @@ def main(argv):
     installed = os.path.join(WORK, "bin", "opsrun")
     shutil.copy2(a.opsrun, installed)
     paths = {t: tool_path(t, installed) for t in TOOLS}
+    if a.baseline:
+        baseline = os.path.join(WORK, "bin", "opsrun-baseline")
+        shutil.copy2(a.baseline, baseline)
+        paths[BASELINE] = baseline
     for t, path in paths.items():
         if not path:
             print(f"!! {t} is left out: not found")
@@ -450,6 +545,8 @@ def main(argv):
             results[name] = run_lua(paths, a.rounds)
         elif name == "each100k":
             results[name] = run_each100k(paths, a.rounds, a.quick)
+        elif name == "first-clean":
+            results[name] = run_first_clean(paths, a.rounds, a.quick, a.first_clean.split(","))
         else:
             sys.exit(f"unknown workload '{name}'")
     lines = report(results, a.quick)

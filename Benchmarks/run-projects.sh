@@ -1,6 +1,7 @@
 #!/bin/sh
 # Real compiles beside make and ninja (issue 15): Benchmarks/projects.py.
-#   Benchmarks/run-projects.sh [--quick] [--workloads c300,slowheader,lua,each100k] [--rounds N]
+#   Benchmarks/run-projects.sh [--quick] [--workloads c300,slowheader,lua,each100k,first-clean] [--rounds N]
+#                              [--baseline PATH] [--first-clean c300,slowheader,lua]
 #   OPSRUN=path/to/opsrun Benchmarks/run-projects.sh      (skip `swift build -c release`)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

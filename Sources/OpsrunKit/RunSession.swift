@@ -117,11 +117,13 @@ public struct RunSession {
             depfiles: depfiles, shownCommands: { builder.shownCommands(of: $0) })
     }
 
-    /// Each operation's expected cost, from the durations recorded: asked by the engine only when
-    /// something must run.
+    /// Each operation's expected cost, from the durations recorded, and for a task never recorded
+    /// the size of its sources: asked by the engine only when something must run.
     var estimatedCosts: () -> [UInt64] {
-        { [specs, durations] in
-            OperationCosts.estimate(specs: specs, recorded: specs.map { durations.microseconds(of: $0.name) })
+        { [specs, durations, incremental] in
+            OperationCosts.estimate(
+                specs: specs, recorded: specs.map { durations.microseconds(of: $0.name) },
+                sourceBytes: { incremental?.tasks[$0].sourceBytes })
         }
     }
 
