@@ -120,10 +120,10 @@ public struct RunSession {
     /// Each operation's expected cost, from the durations recorded, and for a task never recorded
     /// the size of its sources: asked by the engine only when something must run.
     var estimatedCosts: () -> [UInt64] {
-        { [specs, durations, incremental] in
+        { [specs, durations, plan] in
             OperationCosts.estimate(
                 specs: specs, recorded: specs.map { durations.microseconds(of: $0.name) },
-                sourceBytes: { incremental?.tasks[$0].sourceBytes })
+                sourceBytes: { plan.reuseTasks?[$0].sourceBytes })
         }
     }
 
