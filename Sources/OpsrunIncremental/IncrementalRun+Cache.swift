@@ -45,8 +45,11 @@ extension IncrementalRun {
     package func succeededForCache(_ check: TaskCheck) -> CacheableSuccess {
         let (warnings, states, record) = recordSuccess(check)
         var result = CacheableSuccess(warnings: warnings, outputs: nil, discovered: nil)
+        // A source changed while it ran: the outputs are of unknown inputs, never stored under
+        // the key of the bytes it had before (`distrustingChanges`).
+        guard let record, !record.sources.contains(where: { $0.digest == .untrusted }) else { return result }
         if check.task.depfile != nil {
-            guard let record, let discovered = discoveredInputs(of: record, in: check.task) else { return result }
+            guard let discovered = discoveredInputs(of: record, in: check.task) else { return result }
             result.discovered = discovered
         }
         var files: [FileDigest] = []

@@ -246,22 +246,21 @@ public final class IncrementalRun {
             warnings.append(Diagnostic(
                 .warning, at: place, "task '\(name)' succeeded without writing \(what); it runs again next time"))
         }
-        let record: TaskRecord
+        var input = check.input
+        var depfile: DepfileRecord?
         if let discovered {
-            var input = check.input
             input.sources = TaskDefinitionInput.sortedFiles(check.declaredSources + discovered)
-            let listed = discovered.map { $0.path }.sorted(by: TaskDefinitionInput.bytewise)
-            record = TaskRecord(input: input, outputs: outputs, depfile: DepfileRecord(inputs: listed))
+            depfile = DepfileRecord(inputs: discovered.map { $0.path }.sorted(by: TaskDefinitionInput.bytewise))
         } else if check.task.depfile != nil {
             // Without a start time (no `willRun`), every file first listed counts as changed.
-            let (input, depfile, warning) = readDepfile(of: check, startedAt: startTime ?? .min)
+            let (read, listed, warning) = readDepfile(of: check, startedAt: startTime ?? .min)
             if let warning { warnings.append(warning) }
             // Hashing was cut short by a signal: the digests are of nothing.
             guard !hasher.wasStopped else { return (warnings, [], nil) }
-            record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
-        } else {
-            record = TaskRecord(input: check.input, outputs: outputs)
+            (input, depfile) = (read, listed)
         }
+        input.sources = distrustingChanges(to: input.sources, of: check)
+        let record = TaskRecord(input: input, outputs: outputs, depfile: depfile)
         do {
             try store.recordSucceeded(
                 recordNames.key(of: name), record, directory: check.task.absoluteDirectory,

@@ -155,6 +155,12 @@ public final class FileHasher {
         return (digest, opened)
     }
 
+    /// The stat and digest that vouch for the file at `path` (absolute): as it was read this run,
+    /// or as the stat cache knows it.
+    func knownEntry(ofFileAt path: String) -> StatCacheEntry? {
+        entries[path] ?? persisted?.statEntry(at: path)
+    }
+
     /// Abandons every read from now on: such a file gets a digest that matches nothing, remembered
     /// nowhere, as a file that cannot be read does.
     func stop() { wasStopped = true }

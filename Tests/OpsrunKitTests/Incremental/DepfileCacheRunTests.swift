@@ -68,6 +68,8 @@ import Testing
         scratch.waitUntilFileTimesArePast()
         let run = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"))
         let check = run.check(spec)
+        // As a restore does: the candidate's inputs are checked first (and so hashed).
+        #expect(run.hasContent(inputs, for: check))
         #expect(run.restored(check, discovered: inputs) == [])
         #expect(run.finish() == nil)
         let again = IncrementalRun(stateDirectory: scratch.absolute(".opsrun"))

@@ -101,6 +101,31 @@ import Testing
         #expect(project.run() == ["compile: source src/a.c changed"])
     }
 
+    /// An edit made while the commands ran and then put back: they may have read the edit, so the
+    /// old digest proves nothing (found by an adversarial probe: "1 up to date" with the edit's
+    /// output, and the cache filed it under the old content).
+    @Test func aSourceEditedWhileItsTaskRanAndPutBackRunsItAgain() {
+        let project = compileProject()
+        project.run()
+        project.files.advance(seconds: 10)
+        project.files.write(project.path("src/a.c"), "int a; // edited")
+        project.files.advance(seconds: 10)
+        project.commands["compile"] = { files in
+            files.write(project.path("out/a.o"), "object of " + (files.text(project.path("src/a.c")) ?? ""))
+            // Saved again while the compile ran (`git checkout`, an editor), after it read it.
+            files.write(project.path("src/a.c"), "int a; // edited again")
+        }
+        #expect(project.run() == ["compile: source src/a.c changed"])
+        project.commands["compile"] = { files in
+            files.write(project.path("out/a.o"), "object of " + (files.text(project.path("src/a.c")) ?? ""))
+        }
+        project.files.advance(seconds: 10)
+        // Put back as it was when the compile started: its output is of other bytes.
+        project.files.write(project.path("src/a.c"), "int a; // edited")
+        #expect(project.run() == ["compile: source src/a.c was written while its last run ran, so its content cannot be trusted"])
+        #expect(project.files.text(project.path("out/a.o")) == "object of int a; // edited")
+    }
+
     @Test func aDeletedOutputRunsItsTaskAgain() {
         let project = compileProject()
         project.run()
