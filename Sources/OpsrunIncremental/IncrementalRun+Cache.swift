@@ -66,6 +66,11 @@ extension IncrementalRun {
                 emptyDirectory = GlobPattern.literalPath(of: state.path) ?? state.path
                 continue
             }
+            // A symbolic link would be stored as a copy of its target, which need not be any
+            // input of the task (`ln -s /usr/lib/libz.so build/`): another clone would get this
+            // machine's bytes (adversarial probe). Only regular files are stored.
+            let place = location(of: state.path, in: check.task)
+            guard self.files.status(place.absolute, followingLinks: false)?.kind == .regular else { return result }
             // `outputs: [dist, dist/a.txt]` names one file twice.
             if seen.insert(state.path).inserted { files.append(FileDigest(path: state.path, digest: digest)) }
         }
