@@ -41,17 +41,44 @@ package struct DepfileCandidates: Equatable, Sendable {
     }
 
     /// Whether the inputs may be a candidate: 1...maximumInputs of them, sorted strictly by path
-    /// bytes, each path non-empty, at most maximumPathBytes, without NUL.
+    /// bytes, each path non-empty, at most maximumPathBytes, without NUL, in one spelling only
+    /// (`isCanonical`), and not under /proc, /sys or /dev.
     package static func isValid(_ inputs: [FileDigest]) -> Bool {
         guard !inputs.isEmpty, inputs.count <= maximumInputs else { return false }
         var previous: String?
         for input in inputs {
             let count = input.path.utf8.count
-            guard count > 0, count <= maximumPathBytes, !input.path.utf8.contains(0) else { return false }
+            guard count > 0, count <= maximumPathBytes, !input.path.utf8.contains(0), isCanonical(input.path),
+                !isSystemPseudoFile(input.path)
+            else { return false }
             if let previous, !UTF8Text.precedes(previous, input.path) { return false }
             previous = input.path
         }
         return true
+    }
+
+    /// A path written one way only: no empty or `.` component, `..` only leading a relative path.
+    /// Otherwise a list could name one large file under many spellings, each read apart
+    /// (adversarial probe: eight spellings of one 4 GiB file were read eight times).
+    static func isCanonical(_ path: String) -> Bool {
+        let absolute = path.utf8.first == UInt8(ascii: "/")
+        let components = (absolute ? path.dropFirst() : Substring(path)).split(separator: "/", omittingEmptySubsequences: false)
+        var leading = !absolute
+        for component in components {
+            if component.isEmpty || component == "." { return false }
+            if component == ".." {
+                if !leading { return false }
+            } else {
+                leading = false
+            }
+        }
+        return true
+    }
+
+    /// Files no compiler reads and that are not what their size says (`/proc/self/pagemap` reads
+    /// 256 GiB and says 0 bytes): a list naming one is refused.
+    static func isSystemPseudoFile(_ path: String) -> Bool {
+        ["/proc/", "/sys/", "/dev/"].contains { path.utf8.starts(with: $0.utf8) }
     }
 
     /// Adds `inputs` as the newest candidate (an equal one moves to the front), keeping at most

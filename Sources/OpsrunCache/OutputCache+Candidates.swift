@@ -59,7 +59,9 @@ extension OutputCache {
                 standardError: standardError)
         else { return false }
         var list = localCandidates(key) ?? DepfileCandidates()
-        if let server = serverCandidates[key] { list = list.merged(with: server) }
+        // The server's list is merged only to be uploaded again whole: a read-only run keeps
+        // nothing of a list it cannot vouch for (adversarial probe).
+        if remoteWrites, let server = serverCandidates[key] { list = list.merged(with: server) }
         list.add(inputs)
         return storeCandidates(list, for: key, uploading: true)
     }

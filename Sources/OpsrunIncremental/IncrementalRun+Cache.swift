@@ -41,6 +41,9 @@ package struct CacheableSuccess {
 }
 
 extension IncrementalRun {
+    /// The largest file a candidate's inputs may name: a header or source, never an image.
+    static let largestCandidateInput: Int64 = 64 << 20
+
     /// Records a success of the task and returns what the cache stores of it.
     package func succeededForCache(_ check: TaskCheck) -> CacheableSuccess {
         let (warnings, states, record) = recordSuccess(check)
@@ -121,6 +124,11 @@ extension IncrementalRun {
         for input in inputs {
             if hasher.wasStopped { return false }
             let place = location(of: input.path, in: check.task)
+            // What a compile reads is small; a list naming a large file would have it read on
+            // every lookup that finds no match (adversarial probe).
+            guard let status = files.status(place.opening, in: place.directory), status.kind == .regular,
+                status.size <= Self.largestCandidateInput
+            else { return false }
             guard let read = hasher.digestAndStatus(ofFileAt: place.absolute, opening: place.opening, in: place.directory),
                 read.status.kind == .regular, read.digest == input.digest
             else { return false }

@@ -33,7 +33,7 @@ public protocol FileAccess: Sendable {
     /// Reads the regular file at `path`, handing its bytes to `chunk` piece by piece through
     /// `buffer`; `chunk` returns `false` to abandon the read. Returns the stat of the file as
     /// opened (taken before any byte is read), or `nil` when it cannot be opened or read, is not a
-    /// regular file, or was abandoned.
+    /// regular file, was abandoned, or held more than its size said.
     func read(
         _ path: String, in directory: Int32, buffer: UnsafeMutableRawBufferPointer,
         chunk: (UnsafeRawBufferPointer) -> Bool
@@ -92,6 +92,7 @@ public struct DiskFiles: FileAccess {
         defer { close(descriptor) }
         // Stat'd as a file, but what was opened may have been swapped since.
         guard let status = FileSystem.status(descriptor: descriptor), status.kind == .regular else { return nil }
+        var total: Int64 = 0
         while true {
             let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
             if count == 0 { return status }
@@ -99,6 +100,10 @@ public struct DiskFiles: FileAccess {
                 if errno == EINTR { continue }
                 return nil
             }
+            // More than its size said: growing as it is read, or not what it says it is
+            // (`/proc/self/pagemap` says 0 bytes and reads 256 GiB). What was read proves nothing.
+            total += Int64(count)
+            if total > status.size { return nil }
             guard chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return nil }
         }
     }

@@ -43,6 +43,22 @@ import Testing
         #expect(list.candidates.isEmpty)
     }
 
+    /// One file under several spellings would be read once per spelling, and a pseudo-file under
+    /// /proc reads without end: a list naming either is no list (adversarial probe: eight
+    /// spellings of /proc/self/pagemap cost a lookup 26 minutes).
+    @Test(arguments: [
+        "//tmp/big", "/tmp/./big", "/tmp/x/../big", "include//a.h", "include/", "./a.h", "src/../a.h",
+        "/proc/self/pagemap", "/sys/kernel/notes", "/dev/zero",
+    ])
+    func aPathInAnotherSpellingOrUnderProcIsNoCandidate(path: String) {
+        #expect(!DepfileCandidates.isValid([Self.input(path, "x")]))
+    }
+
+    @Test(arguments: ["include/a.h", "../include/a.h", "../../a.h", "/usr/include/stdio.h", "a.h"])
+    func aPathInItsOneSpellingIsACandidate(path: String) {
+        #expect(DepfileCandidates.isValid([Self.input(path, "x")]))
+    }
+
     /// Every way a list can be wrong is no list: cut anywhere, a byte more, another magic line,
     /// counts beyond their bounds, a path that is not UTF-8 or holds a NUL, a repeated candidate.
     @Test func theDecoderTakesOnlyTheExactFormat() {

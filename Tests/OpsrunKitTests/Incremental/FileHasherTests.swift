@@ -163,4 +163,13 @@ import Testing
         _ = almost.digest(ofFileAt: path)
         #expect(almost.entries[path]?.isTrusted == false)
     }
+
+    /// A file that holds more than its size says (`/proc/self/pagemap`: 0 bytes, 256 GiB read) is
+    /// not read to its end: its digest matches nothing, at once (adversarial probe: 3 minutes).
+    @Test func aFileHoldingMoreThanItsSizeSaysIsNotReadToItsEnd() {
+        let hasher = FileHasher()
+        let digest = hasher.digest(ofFileAt: "/proc/self/pagemap")
+        #expect(digest != nil && digest != ContentDigest.of(""))
+        #expect(hasher.digest(ofFileAt: "/proc/self/pagemap") != digest, "a digest nothing matches, not even itself")
+    }
 }
