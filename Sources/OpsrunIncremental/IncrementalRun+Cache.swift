@@ -126,11 +126,12 @@ extension IncrementalRun {
             let place = location(of: input.path, in: check.task)
             // What a compile reads is small; a list naming a large file would have it read on
             // every lookup that finds no match (adversarial probe).
+            // The one stat is handed to the hasher: a file swapped since for something other than
+            // a regular file is caught when it is opened, and matches nothing.
             guard let status = files.status(place.opening, in: place.directory), status.kind == .regular,
-                status.size <= Self.largestCandidateInput
-            else { return false }
-            guard let read = hasher.digestAndStatus(ofFileAt: place.absolute, opening: place.opening, in: place.directory),
-                read.status.kind == .regular, read.digest == input.digest
+                status.size <= Self.largestCandidateInput,
+                hasher.digest(ofFileAt: place.absolute, opening: place.opening, in: place.directory, status: status)
+                    == input.digest
             else { return false }
         }
         return true

@@ -58,6 +58,14 @@ import Testing
                 #expect(!run.hasContent([header, FileDigest(path: path, digest: digest)], for: check), "\(path)")
             }
         }
+        // A file larger than a compile reads is no match, and is not read (adversarial probe:
+        // a list naming a large file had it read on every lookup).
+        let large = scratch.absolute("include/large.h")
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        #expect(truncate(large, off_t(IncrementalRun.largestCandidateInput + 1)) == 0)
+        let reads = run.hasher.contentReads
+        #expect(!run.hasContent([FileDigest(path: "include/large.h", digest: .of(""))], for: check))
+        #expect(run.hasher.contentReads == reads)
         #expect(run.finish() == nil)
     }
 
