@@ -2,9 +2,8 @@
 // frames and `.opsrun/manifest.cache`. They guard against a torn or damaged file and tell whether a
 // manifest changed, not against an adversary (whoever can write `.opsrun/` can write the outputs
 // it vouches for), so a fast non-cryptographic hash does; SHA-256 stays where content meets the
-// cache's keys and what other machines send. XXH64 reads 32 bytes per step where SHA-256's AVX
-// code manages about 1 byte per 2 cycles: SHA-256 of these files was a fifth of a 10,000-task no-op's
-// instructions (Benchmarks/README.md).
+// cache's keys and what other machines send. Measured: a settled 10,000-task no-op 684 M -> 567 M
+// instructions (callgrind; Benchmarks/README.md).
 
 /// XXH64 of a buffer, as the reference implementation computes it (tests hold it to its vectors).
 public enum XXHash64 {

@@ -14,8 +14,8 @@ public enum SharedOutputs {
     public static func problems(of specs: [IncrementalTaskSpec], selection: [Int], graph: TaskGraph) -> [Diagnostic] {
         // Keyed by the path relative to the directory most tasks run in (the first task's, the
         // manifest's as a rule), absolute otherwise: most keys are then the short path as written,
-        // with no absolute path made for each (this check was 9 % of a 10,000-task no-op's
-        // instructions).
+        // with no absolute path made for each (a settled 10,000-task no-op: 518 M -> 484 M
+        // instructions, callgrind).
         let common = specs.first?.absoluteDirectory ?? ""
         let commonPrefix = common.hasSuffix("/") ? common : common + "/"
         func key(_ path: String, in directory: String) -> String {

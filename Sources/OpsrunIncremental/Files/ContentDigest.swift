@@ -112,8 +112,8 @@ struct CanonicalHasher {
 
     /// The same bytes under four XXH64 seeds rather than SHA-256: for a digest that only tells a
     /// task's definition from its last run's on this machine (its commands, in its record), never
-    /// one another machine or a cache key relies on. SHA-256 of each task's commands was a tenth
-    /// of a 10,000-task no-op's instructions.
+    /// one another machine or a cache key relies on. Measured: a settled 10,000-task no-op
+    /// 567 M -> 518 M instructions (callgrind).
     func finalizeFast() -> ContentDigest {
         bytes.withUnsafeBytes { raw in
             ContentDigest(
