@@ -30,21 +30,21 @@ public final class IncrementalRun {
     /// The tasks given to `init`, by index: a check by index records only the index below.
     let tasks: [IncrementalTaskSpec]
     /// Which of `tasks` were checked so far; tasks checked without an index are in `checkedSpecs`.
-    private var isChecked: [Bool]
-    private var checkedSpecs: [String: IncrementalTaskSpec] = [:]
+    var isChecked: [Bool]
+    var checkedSpecs: [String: IncrementalTaskSpec] = [:]
     /// Which of `tasks` were found up to date; by name for tasks checked without an index.
-    private var wasUpToDate: [Bool]
-    private var upToDateNames: Set<String> = []
+    var wasUpToDate: [Bool]
+    var upToDateNames: Set<String> = []
     /// `tasks` by name, made the first time a prerequisite is looked up (a no-op run of tasks
     /// without prerequisites never needs it).
-    private var taskIndexByName: [String: Int]?
+    var taskIndexByName: [String: Int]?
     /// Each of `tasks` checked with its prerequisites' indices, those indices: a dependent's check
     /// then finds what its prerequisites left without a lookup by name.
-    private var prerequisiteIndicesOfTask: [[Int]?]
+    var prerequisiteIndicesOfTask: [[Int]?]
     /// Outputs as each task left them in this run, for its dependents.
-    private var exports: [String: [FileDigest]] = [:]
+    var exports: [String: [FileDigest]] = [:]
     /// Tasks found to need a run that have not ended yet.
-    private var pending: Set<String> = []
+    var pending: Set<String> = []
 
     /// Digests of the environment and directory last fingerprinted, shared by most tasks.
     private let fingerprintParts = FingerprintParts()
@@ -303,113 +303,5 @@ public final class IncrementalRun {
             return error
         }
         return store.close()
-    }
-
-    // MARK: - Prerequisites
-
-    /// Whether a success of `task` is recorded: with neither sources nor outputs it always runs.
-    private func isRecorded(_ task: IncrementalTaskSpec) -> Bool {
-        task.declaresInputs || !task.outputs.isEmpty
-    }
-
-    /// Why a task its record finds up to date runs after all, if it does: a prerequisite that runs
-    /// first (in a dry run), or, without sources, one that ran without declaring outputs.
-    /// `indices`: the same prerequisites as indices in `tasks`, when the check has them.
-    private func prerequisiteVerdict(
-        of task: IncrementalTaskSpec, prerequisites: [String], indices: [Int]?
-    ) -> UpToDateVerdict? {
-        if !pending.isEmpty, let waiting = prerequisites.first(where: { pending.contains($0) }) {
-            return .mustRun(.prerequisiteRunsFirst(waiting))
-        }
-        guard !task.declaresInputs else { return nil }
-        func ranWithoutOutputs(_ spec: IncrementalTaskSpec, upToDate: Bool) -> Bool {
-            spec.outputs.isEmpty && !spec.isService && !upToDate
-        }
-        let ran = indices.map { indices in
-            indices.first { isChecked[$0] && ranWithoutOutputs(tasks[$0], upToDate: wasUpToDate[$0]) }.map { tasks[$0].name }
-        } ?? prerequisites.first { name in
-            checkedSpec(named: name).map { ranWithoutOutputs($0, upToDate: upToDate(name)) } ?? false
-        }
-        return ran.map { .mustRun(.prerequisiteRanWithoutOutputs($0)) }
-    }
-
-    /// A group with neither sources nor outputs: up to date when all its prerequisites were.
-    private func groupVerdict(of task: IncrementalTaskSpec, prerequisiteIndices: [Int]?) -> UpToDateVerdict {
-        if let prerequisiteIndices {
-            let ran = prerequisiteIndices.first { !(isChecked[$0] && wasUpToDate[$0]) }
-            return ran.map { .mustRun(.prerequisiteRan(tasks[$0].name)) } ?? .upToDate(.prerequisitesUpToDate)
-        }
-        if let waiting = task.prerequisites.first(where: { pending.contains($0) }) {
-            return .mustRun(.prerequisiteRunsFirst(waiting))
-        }
-        if let ran = task.prerequisites.first(where: { !upToDate($0) }) { return .mustRun(.prerequisiteRan(ran)) }
-        return .upToDate(.prerequisitesUpToDate)
-    }
-
-    /// Whether the task named was checked and found up to date in this run.
-    private func upToDate(_ name: String) -> Bool {
-        if let index = index(named: name), isChecked[index] { return wasUpToDate[index] }
-        return upToDateNames.contains(name)
-    }
-
-    // MARK: - Gathering
-
-    /// The absolute directory of the task named, if it was checked in this run.
-    func checkedDirectory(of name: String) -> String? { checkedSpec(named: name)?.absoluteDirectory }
-
-    private func checkedSpec(named name: String) -> IncrementalTaskSpec? {
-        if let index = index(named: name), isChecked[index] { return tasks[index] }
-        return checkedSpecs[name]
-    }
-
-    private func index(named name: String) -> Int? {
-        if taskIndexByName == nil {
-            taskIndexByName = Dictionary(tasks.indices.map { (tasks[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-        return taskIndexByName?[name]
-    }
-
-    /// The prerequisites whose outputs count, with groups replaced by their own prerequisites.
-    private func effectivePrerequisites(of task: IncrementalTaskSpec) -> [String] {
-        var result: [String] = []
-        var seen: Set<String> = []
-        var work = Array(task.prerequisites.reversed())
-        while let name = work.popLast() {
-            guard seen.insert(name).inserted else { continue }
-            if let spec = checkedSpec(named: name), spec.commands.isEmpty {
-                work.append(contentsOf: spec.prerequisites.reversed())
-                if spec.outputs.isEmpty { continue }
-            }
-            result.append(name)
-        }
-        return result
-    }
-
-    /// `effectivePrerequisites(of:)` for the `index`th of `tasks`, as indices, when it and every
-    /// group it walks through were checked with their prerequisites' indices (a run's are): no
-    /// lookup by name. c300's link, behind a group of 300 instances: 75 -> 25 us of its check
-    /// (timestamps, 120 runs).
-    private func effectivePrerequisites(ofIndex index: Int) -> [Int]? {
-        guard let direct = prerequisiteIndicesOfTask[index] else { return nil }
-        var result: [Int] = []
-        var seen: Set<Int> = []
-        var work = Array(direct.reversed())
-        while let next = work.popLast() {
-            guard seen.insert(next).inserted else { continue }
-            if isChecked[next], tasks[next].commands.isEmpty {
-                guard let inner = prerequisiteIndicesOfTask[next] else { return nil }
-                work.append(contentsOf: inner.reversed())
-                if tasks[next].outputs.isEmpty { continue }
-            }
-            result.append(next)
-        }
-        return result
-    }
-
-    /// The prerequisite's outputs as it left them in this run, or as they are on disk now.
-    private func outputsLeft(by name: String) -> [FileDigest] {
-        if let known = exports[name] { return known }
-        guard let spec = checkedSpec(named: name) else { return [] }
-        return outputStates(of: spec).compactMap { state in state.digest.map { FileDigest(path: state.path, digest: $0) } }
     }
 }
